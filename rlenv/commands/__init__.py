@@ -1,0 +1,8 @@
+"""CLI subcommands. Each module defines ``NAME``, ``HELP``, ``add_arguments(parser)`` and
+``run(args) -> int``; :data:`COMMAND_MODULES` lists them in ``rlenv --help`` order."""
+
+COMMAND_MODULES = [
+    "rlenv.commands.list_envs",
+    "rlenv.commands.show",
+    "rlenv.commands.score",
+]

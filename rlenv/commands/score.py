@@ -1,0 +1,100 @@
+"""``rlenv score ID --samples S.jsonl --out R.jsonl``: score completions produced elsewhere."""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import logging
+import sys
+from pathlib import Path
+from typing import Any
+
+NAME = "score"
+HELP = "score existing completions from a JSONL file"
+logger = logging.getLogger(__name__)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("id", help="environment id")
+    parser.add_argument("--samples", required=True, type=Path,
+                        help='JSONL rows {"task_id": ..., "completion": ...} or {"index": ..., "completion": ...}')
+    parser.add_argument("--data", type=Path, help="task file (JSONL/JSON/parquet) replacing the env's default data")
+    parser.add_argument("--field", action="append", default=[], metavar="NAME=COLUMN",
+                        help="map a task field to a data column, e.g. --field prompt=question (repeatable)")
+    parser.add_argument("--out", required=True, type=Path, help="where to write one result row per sample")
+    parser.add_argument("--executor", default="thread", choices=["thread", "process", "serial"])
+    parser.add_argument("--workers", type=int, default=None, help="scoring pool size")
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    """Rows of a JSONL file; a malformed line is an error naming its line number."""
+    if not path.exists():
+        raise FileNotFoundError(f"file not found: {path}")
+    rows = []
+    with path.open(encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from None
+            if not isinstance(row, dict):
+                raise ValueError(f"{path}:{lineno}: expected a JSON object, got {type(row).__name__}")
+            rows.append(row)
+    return rows
+
+
+def make_env_from_args(args: argparse.Namespace):
+    """The env named by ``args.id``, on ``--data``/``--field`` when given."""
+    import rlenv
+    from rlenv.sources import parse_field_mapping
+
+    overrides: dict[str, Any] = {}
+    if args.data is not None:
+        overrides["data_files"] = str(args.data)
+    if args.field:
+        overrides["fields"] = parse_field_mapping(args.field)
+    return rlenv.make(args.id, **overrides)
+
+
+def summarize(task_ids: list[str], results: list[Any]) -> dict[str, Any]:
+    """``count``, ``mean_reward``, ``status`` counts and, when tasks have several samples, pass@k."""
+    from rlenv.evaluation import pass_at_k
+
+    summary: dict[str, Any] = {
+        "count": len(results),
+        "mean_reward": sum(r.value for r in results) / len(results) if results else 0.0,
+        "status": dict(collections.Counter(r.status.value for r in results)),
+    }
+    per_task: dict[str, list[bool]] = collections.defaultdict(list)
+    for task_id, result in zip(task_ids, results):
+        per_task[task_id].append(result.correct)
+    n_min = min((len(v) for v in per_task.values()), default=0)
+    if n_min > 1:
+        n = [len(v) for v in per_task.values()]
+        c = [sum(v) for v in per_task.values()]
+        ks = [k for k in (1, 2, 4, 8, 16, 32, 64, 128) if k <= n_min]
+        summary["pass@k"] = {str(k): float(pass_at_k(n, c, k).mean()) for k in ks}
+    return summary
+
+
+def run(args: argparse.Namespace) -> int:
+    import rlenv
+
+    samples = read_jsonl(args.samples)
+    env = make_env_from_args(args)
+    results = rlenv.score(env, samples, executor=args.executor, max_workers=args.workers, progress=True)
+    base = env.unwrapped
+    task_ids = [str(s["task_id"]) if "task_id" in s else base.source[int(s["index"])].id for s in samples]
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    with args.out.open("w", encoding="utf-8") as fh:
+        for n, (task_id, result) in enumerate(zip(task_ids, results)):
+            row = {"sample": n, "task_id": task_id, "reward": result.value, "status": result.status.value,
+                   "components": dict(result.components)}
+            fh.write(json.dumps(row) + "\n")
+    summary = summarize(task_ids, results)
+    logger.info("wrote %d results to %s", len(results), args.out)
+    sys.stdout.write(json.dumps(summary) + "\n")
+    return 0

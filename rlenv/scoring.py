@@ -1,0 +1,110 @@
+"""Scoring completions with a verifier: one at a time or concurrently, never raising.
+
+Every function here turns verifier exceptions (and wrong return types) into a
+:class:`~rlenv.types.RewardResult` with status ``error``, so one bad sample never sinks a batch.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+from tqdm.auto import tqdm
+
+from rlenv.types import RewardResult, Task, Verifier
+
+logger = logging.getLogger(__name__)
+
+#: Accepted names for the built-in executors.
+EXECUTORS = ("serial", "thread", "process")
+
+
+def verifier_identity(verifier: Any) -> tuple[str, str]:
+    """``(name, version)`` of a verifier, falling back to its class name and ``"0"``."""
+    return str(getattr(verifier, "name", type(verifier).__name__)), str(getattr(verifier, "version", "0"))
+
+
+def verify_safely(verifier: Verifier, task: Task, completion: str) -> RewardResult:
+    """Call ``verifier(task, completion)``; exceptions become status ``error`` results."""
+    try:
+        result = verifier(task, completion)
+    except Exception as exc:  # a verifier failure is data, not a crash
+        logger.debug("verifier %r failed on task %s", verifier, task.id, exc_info=True)
+        return RewardResult.error(exc, *verifier_identity(verifier))
+    if not isinstance(result, RewardResult):
+        return RewardResult.error(
+            f"verifier returned {type(result).__name__}, expected RewardResult", *verifier_identity(verifier)
+        )
+    return result
+
+
+def _score_batch_safely(verifier: Any, tasks: Sequence[Task], completions: Sequence[str]) -> list[RewardResult]:
+    try:
+        results = list(verifier.score_batch(list(tasks), list(completions)))
+    except Exception as exc:
+        logger.warning("score_batch of %r failed: %s", verifier, exc)
+        return [RewardResult.error(exc, *verifier_identity(verifier)) for _ in tasks]
+    if len(results) != len(tasks) or not all(isinstance(r, RewardResult) for r in results):
+        text = f"score_batch returned {len(results)} items for {len(tasks)} inputs (expected that many RewardResult)"
+        return [RewardResult.error(text, *verifier_identity(verifier)) for _ in tasks]
+    return results
+
+
+def make_executor(executor: str | cf.Executor, max_workers: int | None = None) -> cf.Executor | None:
+    """Build the executor named by ``executor`` (``None`` for ``"serial"``)."""
+    if isinstance(executor, cf.Executor):
+        return executor
+    if executor == "serial":
+        return None
+    if executor == "thread":
+        return cf.ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="rlenv-score")
+    if executor == "process":
+        return cf.ProcessPoolExecutor(max_workers=max_workers)
+    raise ValueError(f"unknown executor {executor!r}: expected one of {EXECUTORS} or a concurrent.futures.Executor")
+
+
+def score_tasks(
+    verifier: Verifier,
+    tasks: Sequence[Task],
+    completions: Sequence[str],
+    executor: str | cf.Executor | None = "thread",
+    max_workers: int | None = None,
+    progress: bool = False,
+) -> list[RewardResult]:
+    """Score ``completions[i]`` against ``tasks[i]``; results come back in input order.
+
+    Uses ``verifier.score_batch`` when the verifier has one (one call for the whole batch).
+    Otherwise calls the verifier per item on ``executor``: ``"serial"``, ``"thread"`` (default),
+    ``"process"`` (the verifier must be picklable; best for CPU-bound verifiers) or an existing
+    ``concurrent.futures.Executor`` (not shut down here).
+    """
+    if len(tasks) != len(completions):
+        raise ValueError(f"got {len(tasks)} tasks but {len(completions)} completions")
+    if hasattr(verifier, "score_batch"):
+        return _score_batch_safely(verifier, tasks, completions)
+    pool = make_executor(executor or "serial", max_workers)
+    bar = tqdm(total=len(tasks), desc="scoring", unit="sample", disable=None if progress else True, leave=False)
+    try:
+        if pool is None:
+            results = []
+            for task, completion in zip(tasks, completions):
+                results.append(verify_safely(verifier, task, completion))
+                bar.update()
+            return results
+        futures = [pool.submit(verify_safely, verifier, t, c) for t, c in zip(tasks, completions)]
+        for _ in cf.as_completed(futures):
+            bar.update()
+        return [_result_of(f, verifier) for f in futures]
+    finally:
+        bar.close()
+        if pool is not None and pool is not executor:
+            pool.shutdown(wait=True)
+
+
+def _result_of(future: cf.Future, verifier: Any) -> RewardResult:
+    try:
+        return future.result()
+    except Exception as exc:  # e.g. a process pool worker died or the verifier did not pickle
+        return RewardResult.error(exc, *verifier_identity(verifier))

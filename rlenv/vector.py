@@ -1,0 +1,141 @@
+"""Batched episodes with group sampling: ``num_tasks`` prompts, each repeated ``group_size`` times."""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+from collections.abc import Sequence
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import seeding
+from gymnasium.vector import AutoresetMode
+
+from rlenv.env import TextEnv
+from rlenv.scoring import make_executor, score_tasks
+from rlenv.types import Task
+
+
+class TextVectorEnv(gymnasium.vector.VectorEnv):
+    """``num_tasks * group_size`` single-turn episodes stepped as one batch.
+
+    ``reset`` draws ``num_tasks`` distinct tasks (when the source has that many) and repeats each
+    ``group_size`` times, consecutively: episodes ``[g*group_size, (g+1)*group_size)`` share
+    ``group_id == g``. ``step`` scores all completions concurrently on ``executor`` and returns
+    results in input order; a verifier failure becomes a status-``error`` result for that
+    episode only. Autoreset is disabled: call ``reset`` for the next batch.
+
+    Args:
+        env: A :class:`~rlenv.env.TextEnv`, optionally wrapped by reward wrappers; the wrappers'
+            ``episode_outcome`` is applied to every episode.
+        num_tasks: Distinct prompts per batch.
+        group_size: Completions per prompt (G in GRPO, n in pass@k).
+        executor: ``"thread"`` (default), ``"process"`` (CPU-bound, picklable verifiers),
+            ``"serial"``, or a ``concurrent.futures.Executor``.
+        max_workers: Pool size for the built-in executors.
+    """
+
+    metadata = {"autoreset_mode": AutoresetMode.DISABLED}
+
+    def __init__(
+        self,
+        env: gymnasium.Env,
+        num_tasks: int,
+        group_size: int = 1,
+        executor: str | cf.Executor = "thread",
+        max_workers: int | None = None,
+    ):
+        if not isinstance(env.unwrapped, TextEnv):
+            raise TypeError(f"TextVectorEnv needs a rlenv TextEnv (possibly wrapped), got {type(env.unwrapped).__name__}")
+        for name, value in (("num_tasks", num_tasks), ("group_size", group_size)):
+            if not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be a positive int, got {value!r}")
+        self.env = env
+        self.base = env.unwrapped
+        self.num_tasks = num_tasks
+        self.group_size = group_size
+        self.num_envs = num_tasks * group_size
+        self.single_observation_space = self.base.observation_space
+        self.single_action_space = self.base.action_space
+        self.observation_space = spaces.Tuple([self.single_observation_space] * self.num_envs)
+        self.action_space = spaces.Tuple([self.single_action_space] * self.num_envs)
+        self._executor_arg = executor
+        self._pool = make_executor(executor, max_workers)
+        self._np_random, _ = seeding.np_random()
+        self.tasks: list[Task] | None = None
+        self._indices: list[int] = []
+        self._stepped = False
+
+    @property
+    def group_ids(self) -> np.ndarray:
+        """Group id of each episode, shape ``(num_envs,)``."""
+        return np.repeat(np.arange(self.num_tasks), self.group_size)
+
+    def _draw_indices(self) -> list[int]:
+        size = self.base.source.size
+        if size is not None and size >= self.num_tasks:
+            return [int(i) for i in self._np_random.choice(size, size=self.num_tasks, replace=False)]
+        return [self.base.sample_index(self._np_random) for _ in range(self.num_tasks)]
+
+    def _pinned_indices(self, options: dict[str, Any]) -> list[int]:
+        unknown = set(options) - {"indices", "task_ids"}
+        if unknown or len(options) != 1:
+            raise ValueError(f"reset options must be exactly one of 'indices' or 'task_ids', got {sorted(options)}")
+        key, values = next(iter(options.items()))
+        if len(values) != self.num_tasks:
+            raise ValueError(f"options[{key!r}] has {len(values)} entries, expected num_tasks={self.num_tasks}")
+        single = "index" if key == "indices" else "task_id"
+        return [self.base.resolve_index({single: v}) for v in values]
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        """Start a batch. Options: ``{"indices": [...]}`` or ``{"task_ids": [...]}`` (one per task)."""
+        if seed is not None:
+            self._np_random, _ = seeding.np_random(seed)
+        indices = self._pinned_indices(options) if options else self._draw_indices()
+        tasks = [self.base.source[i] for i in indices]
+        self.tasks = [t for t in tasks for _ in range(self.group_size)]
+        self._indices = [i for i in indices for _ in range(self.group_size)]
+        self._stepped = False
+        prompts = [self.base.format_prompt(t) for t in self.tasks]
+        infos = {
+            "task_id": [t.id for t in self.tasks],
+            "index": list(self._indices),
+            "group_id": self.group_ids,
+            "metadata": [dict(t.metadata) for t in self.tasks],
+        }
+        return prompts, infos
+
+    def step(self, actions: Sequence[str]):
+        """Score one completion per episode; returns Gymnasium's vector 5-tuple (infos as lists)."""
+        if self.tasks is None:
+            raise RuntimeError("step() called before reset(): call vec.reset() to start a batch")
+        if self._stepped:
+            raise RuntimeError("step() called twice on one batch: episodes are single-turn, call reset()")
+        actions = list(actions)
+        if len(actions) != self.num_envs:
+            raise ValueError(f"got {len(actions)} completions, expected num_envs={self.num_envs}")
+        for i, action in enumerate(actions):
+            if not isinstance(action, str):
+                raise TypeError(f"completion {i} must be a str, got {type(action).__name__}: {action!r:.80}")
+        clipped = [self.base.clip_completion(a) for a in actions]
+        completions = [c for c, _ in clipped]
+        results = score_tasks(self.base.verifier, self.tasks, completions, executor=self._pool or "serial")
+        rewards = np.zeros(self.num_envs, dtype=np.float32)
+        truncated = np.array([t for _, t in clipped], dtype=bool)
+        infos: dict[str, list[Any]] = {}
+        for i, (task, completion, result) in enumerate(zip(self.tasks, completions, results)):
+            reward, info = self.env.episode_outcome(task, completion, result, bool(truncated[i]))
+            info.update(self.base.task_info(task, self._indices[i]))
+            rewards[i] = reward
+            for key in info.keys() | infos.keys():
+                infos.setdefault(key, [None] * i).append(info.get(key))
+        infos["group_id"] = self.group_ids
+        self._stepped = True
+        obs = [self.base.terminal_observation() for _ in range(self.num_envs)]
+        return obs, rewards, np.ones(self.num_envs, dtype=bool), truncated, infos
+
+    def close_extras(self, **kwargs: Any) -> None:
+        if self._pool is not None and self._pool is not self._executor_arg:
+            self._pool.shutdown(wait=True)
+            self._pool = None
