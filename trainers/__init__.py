@@ -1,0 +1,1 @@
+"""Trainers that consume batched episodes: REINFORCE++, RLOO, GRPO, PPO and their variants."""

@@ -1,0 +1,106 @@
+"""Tiny character-level tokenizers and transformer models, built locally (no model hub).
+
+Used by the demo, the examples and the tests: they go through the same ``from_pretrained`` code
+path as real checkpoints once saved with :func:`save_tiny`.
+
+Example::
+
+    tok = tiny_tokenizer()
+    model = tiny_causal_lm(tok)
+    save_tiny(model, tok, "/tmp/tiny-policy")   # AutoModelForCausalLM.from_pretrained works on it
+"""
+
+from __future__ import annotations
+
+import string
+from pathlib import Path
+from typing import Any
+
+#: Characters the default tiny tokenizer knows (one token each).
+DEFAULT_ALPHABET = string.digits + string.ascii_letters + " \n.,:;!?+-*/=()[]{}<>#$%&'\"_\\^|~@`"
+SPECIAL_TOKENS = {"pad": "<pad>", "bos": "<s>", "eos": "</s>", "unk": "<unk>"}
+CHAT_TEMPLATE = (
+    "{% for m in messages %}<{{ m['role'] }}>{{ m['content'] }}</s>{% endfor %}"
+    "{% if add_generation_prompt %}<assistant>{% endif %}"
+)
+
+
+def tiny_tokenizer(alphabet: str = DEFAULT_ALPHABET, chat_template: bool = False) -> Any:
+    """A character-level ``PreTrainedTokenizerFast``: one token per character of ``alphabet``.
+
+    Special tokens: ``<pad>`` (id 0), ``<s>``, ``</s>`` (EOS), ``<unk>``; chat role markers
+    ``<system>``, ``<user>``, ``<assistant>`` are added when ``chat_template`` is True.
+    """
+    from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers
+    from transformers import PreTrainedTokenizerFast
+
+    specials = list(SPECIAL_TOKENS.values()) + (["<system>", "<user>", "<assistant>"] if chat_template else [])
+    chars = list(dict.fromkeys(alphabet))
+    vocab = {tok: i for i, tok in enumerate(specials + chars)}
+    core = Tokenizer(models.WordLevel(vocab=vocab, unk_token=SPECIAL_TOKENS["unk"]))
+    core.pre_tokenizer = pre_tokenizers.Split(Regex(r"[\s\S]"), behavior="isolated")
+    core.decoder = decoders.Fuse()
+    tokenizer = PreTrainedTokenizerFast(
+        tokenizer_object=core,
+        pad_token=SPECIAL_TOKENS["pad"],
+        bos_token=SPECIAL_TOKENS["bos"],
+        eos_token=SPECIAL_TOKENS["eos"],
+        unk_token=SPECIAL_TOKENS["unk"],
+        additional_special_tokens=specials[4:],
+        padding_side="left",
+    )
+    if chat_template:
+        tokenizer.chat_template = CHAT_TEMPLATE
+    return tokenizer
+
+
+def _config_kwargs(tokenizer: Any, hidden_size: int, num_layers: int, num_heads: int, max_positions: int) -> dict:
+    return dict(
+        vocab_size=len(tokenizer),
+        hidden_size=hidden_size,
+        intermediate_size=hidden_size * 4,
+        num_hidden_layers=num_layers,
+        num_attention_heads=num_heads,
+        num_key_value_heads=num_heads,
+        max_position_embeddings=max_positions,
+        pad_token_id=tokenizer.pad_token_id,
+        bos_token_id=tokenizer.bos_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+        tie_word_embeddings=True,
+    )
+
+
+def tiny_causal_lm(
+    tokenizer: Any, hidden_size: int = 64, num_layers: int = 2, num_heads: int = 4, max_positions: int = 512,
+    seed: int = 0,
+) -> Any:
+    """A randomly initialized Llama-architecture causal LM sized for CPU tests (about 0.1M params)."""
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    torch.manual_seed(seed)
+    config = LlamaConfig(**_config_kwargs(tokenizer, hidden_size, num_layers, num_heads, max_positions))
+    return LlamaForCausalLM(config)
+
+
+def tiny_sequence_classifier(
+    tokenizer: Any, num_labels: int = 1, hidden_size: int = 64, num_layers: int = 2, num_heads: int = 4,
+    max_positions: int = 512, seed: int = 0,
+) -> Any:
+    """A randomly initialized Llama-architecture sequence classifier (a reward model head)."""
+    import torch
+    from transformers import LlamaConfig, LlamaForSequenceClassification
+
+    torch.manual_seed(seed)
+    config = LlamaConfig(num_labels=num_labels,
+                         **_config_kwargs(tokenizer, hidden_size, num_layers, num_heads, max_positions))
+    return LlamaForSequenceClassification(config)
+
+
+def save_tiny(model: Any, tokenizer: Any, path: str | Path) -> Path:
+    """Save ``model`` and ``tokenizer`` so ``AutoModel*.from_pretrained(path)`` loads them."""
+    path = Path(path)
+    path.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(path)
+    tokenizer.save_pretrained(path)
+    return path
