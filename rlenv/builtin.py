@@ -7,3 +7,19 @@ register(
     "rlenv.exact_match:make_exact_match_env",
     description="Normalized string match against a reference (user data: prompt, reference)",
 )
+
+register(
+    "rlenv/Format-v0",
+    "envs.format.env:make_format_env",
+    description="Required output format (think/answer tags, regex, JSON Schema, length), optionally with correctness",
+)
+register(
+    "rlenv/SafetyRM-v0",
+    "envs.safety.env:SafetyRMEnv",
+    description="Prompts scored by a safety reward model or guard classifier (pass model=PATH), refusal-aware option",
+)
+register(
+    "rlenv/PRM-v0",
+    "envs.prm.env:PRMEnv",
+    description="Step-by-step scoring by a process reward model (pass model=PATH): aggregate + dense step rewards",
+)

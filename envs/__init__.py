@@ -1,0 +1,1 @@
+"""Environment families for rlenv: math, code, format, safety, prm."""
