@@ -5,4 +5,6 @@ COMMAND_MODULES = [
     "rlenv.commands.list_envs",
     "rlenv.commands.show",
     "rlenv.commands.score",
+    "rlenv.commands.eval",
+    "rlenv.commands.compare",
 ]
