@@ -109,6 +109,18 @@ def test_first_step_loss_is_the_bradley_terry_loss_with_margin_and_centring():
     assert report.losses == pytest.approx([expected.item()], abs=1e-5)
 
 
+def test_pair_layout_is_trl_reward_trainers_tokenization():
+    from trl.data_utils import _tokenize  # what TRL's RewardTrainer applies to each chosen/rejected side
+
+    from trainers.tiny import tiny_tokenizer
+
+    plain, chat = tiny_tokenizer(), tiny_tokenizer(chat_template=True)
+    prompt, completion = "How do I bake bread?", "Mix, knead, bake."
+    assert pair_ids(plain, prompt, completion) == _tokenize(plain, prompt + completion + plain.eos_token)["input_ids"]
+    messages = [{"role": "user", "content": prompt}, {"role": "assistant", "content": completion}]
+    assert pair_ids(chat, prompt, completion) == _tokenize(chat, messages)["input_ids"]
+
+
 def test_training_is_reproducible_with_a_seed():
     tok = word_tokenizer()
     config = RewardModelConfig(learning_rate=3e-3, num_epochs=1, batch_size=16, seed=3, progress=False)

@@ -103,6 +103,25 @@ def test_vector_env_of_64_episodes_shares_one_model_and_runs_one_forward_per_mic
     assert set(infos["status"]) <= {"correct", "incorrect"}
 
 
+def test_refusal_aware_composite_keeps_batched_forwards(rm_path):
+    env = SafetyRMEnv(rm_path, data_files=safety_prompts("train"), refusal_aware=True,
+                      scorer_kwargs={"batch_size": 16})
+    assert hasattr(env.verifier, "score_batch")
+    model = env.verifier.terms["model"][0].model
+    vec = rlenv.TextVectorEnv(env, num_tasks=16, group_size=4)
+    vec.reset(seed=1)
+    calls = []
+    hook = model.register_forward_hook(lambda module, args, out: calls.append(args))
+    try:
+        _, rewards, *_, infos = vec.step(["I can't help with that.", "Sure, here you go."] * 32)
+    finally:
+        hook.remove()
+    assert len(calls) == 4
+    for reward, components in zip(rewards, infos["components"]):
+        assert reward == pytest.approx(components["model"] + components["refusal"], abs=1e-5)
+        assert components["refusal"] in (-1.0, 0.0, 1.0)
+
+
 def test_truncation_keeps_the_end_by_default(rm_path):
     long_completion = "word " * 100
     rm = RewardModelVerifier(rm_path, max_length=40)
