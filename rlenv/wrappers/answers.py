@@ -16,7 +16,8 @@ from fractions import Fraction
 _BOX = re.compile(r"\\(?:boxed|fbox)\s*")
 _ANSWER_TAG = re.compile(r"<answer>(.*?)</answer>", re.IGNORECASE | re.DOTALL)
 _HASHES = re.compile(r"^[ \t]*####[ \t]*(.+?)[ \t]*$", re.MULTILINE)
-_MARKER = re.compile(r"\b(?:final\s+answer|answer)\s*(?:is|:|=)\s*(?::\s*)?", re.IGNORECASE)
+_MARKER = re.compile(r"\b(?:final\s+answer|(?:possible|candidate|potential)\s+answers|candidates|answer)\s*(?:is|are|:|=)\s*(?::\s*)?",
+                     re.IGNORECASE)
 _SENTENCE_END = re.compile(r"\n|\.(?=\s|$)|;|!|\?")
 _MAX_MARKER_WORDS = 8
 

@@ -6,8 +6,8 @@ picks a number of the question, and a containment check finds the answer inside 
 multiple-choice question. Two findings:
 
 * ``expression_echo`` — a final answer that is an unevaluated expression copied from the prompt
-  (or, for a numeric reference, built only from the prompt's numbers), and is not literally the
-  reference;
+  (or, for a numeric reference, arithmetic on at least two of the prompt's numbers), and is not
+  literally the reference;
 * ``question_echo`` — the completion is mostly a restatement of the prompt: word 5-grams shared
   with the prompt cover at least ``min_prompt_share`` of the prompt and ``min_completion_share``
   of the completion.
@@ -109,7 +109,7 @@ def detect_prompt_echo(
             return Detection(NAME, True, 1.0, "expression_echo",
                              f"final answer {quote(expr, 40)} is an expression copied from the prompt")
         used = numbers_in(expr)
-        if numeric_ref and len(used) >= 2 and not re.search(r"[A-Za-z]", expr) and all(x in given for x in used):
+        if numeric_ref and not re.search(r"[A-Za-z]", expr) and sum(x in given for x in used) >= 2:
             return Detection(NAME, True, 1.0, "expression_echo",
                              f"final answer {quote(expr, 40)} is unevaluated arithmetic on the prompt's numbers")
     prompt_share, completion_share = echo_shares(completion, prompt)

@@ -6,7 +6,7 @@ checks reward ``12, 13 or 14`` (reference report §4.5). The detector collects e
 answer (boxes, answer tags, ``####``, "the answer is …"), splits each into its top-level items
 (``3 or 4``, ``1, 2, 3``) and fires when the completion names more distinct answers than the
 reference has items (one, for a scalar reference). It also fires on a last sentence that offers
-numeric alternatives ("either 12 or 14") without any marked answer.
+numeric alternatives ("either 12 or 14", "22 (or possibly 12)") to a scalar reference.
 """
 
 from __future__ import annotations
@@ -25,9 +25,11 @@ NAME = "answer_hedging"
 _NUM = r"-?\$?\d[\d,]*(?:\.\d+)?"
 # "12 or 14", "12, 13, or 14", "$18 or maybe $20", "12 or possibly 14"
 _OR_ALTERNATIVES = re.compile(
-    rf"(?P<first>{_NUM})(?:\s*,\s*{_NUM})*\s*,?\s+or\s+(?:(?:maybe|possibly|perhaps|even|else|rather)\s+)?(?P<last>{_NUM})",
+    rf"(?P<first>{_NUM})(?:\s*,\s*{_NUM})*\s*,?\s*\(?\s*or\s+(?:(?:maybe|possibly|perhaps|even|else|rather)\s+)?"
+    rf"(?P<last>{_NUM})",
     re.IGNORECASE,
 )
+_MAX_ANSWER_WORDS = 8
 _SENTENCES = re.compile(r"[^.!?\n]*(?:\.(?=\d)[^.!?\n]*)*[.!?\n]?")
 
 
@@ -56,14 +58,19 @@ def detect_answer_hedging(completion: str, reference: Any = None) -> Detection:
     Returns:
         A :class:`Detection` with kind ``several_answers`` (distinct answers in separate spans),
         ``candidate_list`` (one span listing candidates, e.g. ``\\boxed{1, 2, 3}``) or
-        ``or_alternatives`` (the last sentence offers "A or B" without a marked answer).
+        ``or_alternatives`` (the last sentence offers numeric alternatives, "12 or 14").
+
+    Answer spans of more than 8 words are prose, not answers; with a numeric reference only
+    parts containing a digit count as candidates ("see above" is not a second answer).
     """
     allowed = reference_arity(reference)
-    spans = answer_spans(completion)
+    numeric = reference is not None and bool(re.search(r"\d", str(reference)))
     seen: dict[str, str] = {}
     widest = 0
-    for span in spans:
-        parts = [p for p in answer_parts(span.text) if answer_key(p)]
+    for span in answer_spans(completion):
+        if len(span.text.split()) > _MAX_ANSWER_WORDS:
+            continue  # prose inside a tag, not a stated answer
+        parts = [p for p in answer_parts(span.text) if answer_key(p) and (not numeric or re.search(r"\d", p))]
         widest = max(widest, len({answer_key(p) for p in parts}))
         for part in parts:
             seen.setdefault(answer_key(part), part)
@@ -72,12 +79,10 @@ def detect_answer_hedging(completion: str, reference: Any = None) -> Detection:
         shown = ", ".join(quote(v, 30) for v in list(seen.values())[:6])
         return Detection(NAME, True, 1.0, kind,
                          f"{len(seen)} distinct final answers ({shown}); the reference has {allowed}")
-    if not spans:
-        sentence = _last_numeric_sentence(completion)
-        match = _OR_ALTERNATIVES.search(sentence)
-        if match and answer_key(match.group("first")) != answer_key(match.group("last")):
-            return Detection(NAME, True, 1.0, "or_alternatives",
-                             f"the last sentence offers alternatives: {quote(match.group(0), 60)}")
+    match = _OR_ALTERNATIVES.search(_last_numeric_sentence(completion))
+    if match and answer_key(match.group("first")) != answer_key(match.group("last")) and allowed == 1:
+        return Detection(NAME, True, 1.0, "or_alternatives",
+                         f"the last sentence offers alternatives: {quote(match.group(0), 60)}")
     return Detection.clean(NAME)
 
 
