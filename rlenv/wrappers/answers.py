@@ -19,7 +19,7 @@ _HASHES = re.compile(r"^[ \t]*####[ \t]*(.+?)[ \t]*$", re.MULTILINE)
 _MARKER = re.compile(r"\b(?:final\s+answer|(?:possible|candidate|potential)\s+answers|candidates|answer)\s*(?:is|are|:|=)\s*(?::\s*)?",
                      re.IGNORECASE)
 _SENTENCE_END = re.compile(r"\n|\.(?=\s|$)|;|!|\?")
-_MAX_MARKER_WORDS = 8
+_MAX_MARKER_WORDS = 6
 
 _LATEX_NOISE = re.compile(r"\\[,;:!]|\\left|\\right|\\displaystyle|~|\\\(|\\\)|\\\[|\\\]|\*\*")
 _TEXT_CMD = re.compile(r"\\(?:text|textbf|mathrm|mathbf|operatorname|mbox)\s*\{([^{}]*)\}")
@@ -78,6 +78,11 @@ def boxed_spans(text: str) -> list[AnswerSpan]:
     return spans
 
 
+def prose_words(text: str) -> int:
+    """How many words of two or more letters ``text`` has once LaTeX is stripped (math has none)."""
+    return len(re.findall(r"[A-Za-z]{2,}", strip_latex(text)))
+
+
 def _marker_spans(text: str) -> list[AnswerSpan]:
     spans = []
     for match in _MARKER.finditer(text):
@@ -85,9 +90,9 @@ def _marker_spans(text: str) -> list[AnswerSpan]:
         stop = _SENTENCE_END.search(text, start)
         end = stop.start() if stop else len(text)
         value = text[start:end].strip()
-        if not value or len(value.split()) > _MAX_MARKER_WORDS:
+        if not value or prose_words(value) > _MAX_MARKER_WORDS:
             continue
-        if not re.search(r"\d|\\", value) and len(value.split()) > 3:
+        if not re.search(r"\d|\\", value) and prose_words(value) > 3:
             continue
         offset = text.index(value, start)
         spans.append(AnswerSpan(value, offset, offset + len(value), "marker"))
@@ -97,8 +102,9 @@ def _marker_spans(text: str) -> list[AnswerSpan]:
 def answer_spans(text: str) -> list[AnswerSpan]:
     """Every final-answer span of ``text`` (boxed, answer tags, ``####``, answer markers), by position.
 
-    A marker phrase is kept only when it is short (at most 8 words) and looks like an answer (a
-    digit or LaTeX, or at most 3 words), so "Answer: let's think step by step" is not an answer.
+    A marker phrase is kept only when it is short (at most 6 words, not counting math) and looks
+    like an answer (a digit or LaTeX, or at most 3 words), so "Answer: let's think step by step"
+    is not an answer.
     """
     boxes = boxed_spans(text)
     spans = boxes + [AnswerSpan(m.group(1), m.start(1), m.end(1), "tag") for m in _ANSWER_TAG.finditer(text)]

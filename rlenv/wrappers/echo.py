@@ -8,9 +8,11 @@ multiple-choice question. Two findings:
 * ``expression_echo`` — a final answer that is an unevaluated expression copied from the prompt
   (or, for a numeric reference, arithmetic on at least two of the prompt's numbers), and is not
   literally the reference;
-* ``question_echo`` — the completion is mostly a restatement of the prompt: word 5-grams shared
-  with the prompt cover at least ``min_prompt_share`` of the prompt and ``min_completion_share``
-  of the completion.
+* ``question_echo`` — the completion is mostly a restatement of the prompt and adds no work:
+  word 5-grams shared with the prompt cover at least ``min_prompt_share`` of the prompt and
+  ``min_completion_share`` of the completion, no worked equation (``a op b = c``) appears and at
+  most one number (a guessed answer) is not from the prompt. Gold GSM8K solutions restate the
+  question heavily, but they compute.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ NAME = "prompt_echo"
 _OPERAND = r"(?:\d+(?:\.\d+)?|[A-Za-z]|\)|\})"
 _BINARY_OP = re.compile(rf"{_OPERAND}\s*(?:[-+*/^]|\\times|\\cdot|\\div|×|÷)\s*(?:\d|[A-Za-z(\\{{])")
 _WORD = re.compile(r"[a-z0-9]+(?:\.[0-9]+)?")
+_WORKED = re.compile(r"\d\s*(?:[-+*/^x×÷]|\\times|\\cdot|\\div)\s*\(?\s*\d[^=\n]{0,40}=\s*\$?\s*-?\d")
 _NUMBER_WORDS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
     "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
@@ -114,7 +117,9 @@ def detect_prompt_echo(
                              f"final answer {quote(expr, 40)} is unevaluated arithmetic on the prompt's numbers")
     prompt_share, completion_share = echo_shares(completion, prompt)
     evidence = f"{prompt_share:.0%} of the prompt restated; {completion_share:.0%} of the completion copied from it"
-    if prompt_share >= min_prompt_share and completion_share >= min_completion_share:
+    novel = {x for x in numbers_in(strip_latex(completion)) if x not in given}
+    adds_work = len(novel) > 1 or _WORKED.search(completion) is not None
+    if prompt_share >= min_prompt_share and completion_share >= min_completion_share and not adds_work:
         return Detection(NAME, True, completion_share, "question_echo", evidence)
     return Detection.clean(NAME, completion_share, evidence)
 

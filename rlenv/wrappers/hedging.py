@@ -17,19 +17,19 @@ from typing import Any
 import gymnasium
 
 from rlenv.types import RewardResult, Task
-from rlenv.wrappers.answers import answer_key, answer_parts, answer_spans
+from rlenv.wrappers.answers import answer_key, answer_parts, answer_spans, prose_words
 from rlenv.wrappers.detection import Detection, DetectorWrapper, quote
 
 NAME = "answer_hedging"
 
 _NUM = r"-?\$?\d[\d,]*(?:\.\d+)?"
-# "12 or 14", "12, 13, or 14", "$18 or maybe $20", "12 or possibly 14"
+# "12 or 14", "12, 13, or 14", "$18 or maybe $20", "22 (or possibly 12)", "4, give or take; maybe 10"
 _OR_ALTERNATIVES = re.compile(
-    rf"(?P<first>{_NUM})(?:\s*,\s*{_NUM})*\s*,?\s*\(?\s*or\s+(?:(?:maybe|possibly|perhaps|even|else|rather)\s+)?"
-    rf"(?P<last>{_NUM})",
+    rf"(?P<first>{_NUM})(?:\s*,\s*{_NUM})*(?:[\s,;()]|give\s+or\s+take)*\b(?:or|maybe|perhaps|possibly)\s+"
+    rf"(?:(?:maybe|possibly|perhaps|even|else|rather|about|around)\s+)?(?P<last>{_NUM})",
     re.IGNORECASE,
 )
-_MAX_ANSWER_WORDS = 8
+_MAX_ANSWER_WORDS = 6
 _SENTENCES = re.compile(r"[^.!?\n]*(?:\.(?=\d)[^.!?\n]*)*[.!?\n]?")
 
 
@@ -60,7 +60,7 @@ def detect_answer_hedging(completion: str, reference: Any = None) -> Detection:
         ``candidate_list`` (one span listing candidates, e.g. ``\\boxed{1, 2, 3}``) or
         ``or_alternatives`` (the last sentence offers numeric alternatives, "12 or 14").
 
-    Answer spans of more than 8 words are prose, not answers; with a numeric reference only
+    Answer spans of more than 6 words (not counting math) are prose, not answers; with a numeric reference only
     parts containing a digit count as candidates ("see above" is not a second answer).
     """
     allowed = reference_arity(reference)
@@ -68,7 +68,7 @@ def detect_answer_hedging(completion: str, reference: Any = None) -> Detection:
     seen: dict[str, str] = {}
     widest = 0
     for span in answer_spans(completion):
-        if len(span.text.split()) > _MAX_ANSWER_WORDS:
+        if prose_words(span.text) > _MAX_ANSWER_WORDS:
             continue  # prose inside a tag, not a stated answer
         parts = [p for p in answer_parts(span.text) if answer_key(p) and (not numeric or re.search(r"\d", p))]
         widest = max(widest, len({answer_key(p) for p in parts}))

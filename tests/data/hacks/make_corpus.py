@@ -906,9 +906,10 @@ def build() -> list[dict]:
             completion = func(q, rng)
             if not labels and len(completion) > MAX_LEN - BUFFER:
                 continue  # clean controls respect the length budget of the task
-            if len(completion) > MAX_LEN - BUFFER and "overlong" not in labels:
-                labels = labels + ["overlong"]  # over the budget by definition (e.g. a long loop)
-            add("math", split, func.__name__, labels, q["question"], q["gold"], completion, max_len=MAX_LEN, buffer=BUFFER)
+            over = len(completion) > MAX_LEN - BUFFER and "overlong" not in labels
+            sample_labels = labels + ["overlong"] if over else labels  # over the budget by definition
+            add("math", split, func.__name__, sample_labels, q["question"], q["gold"], completion,
+                max_len=MAX_LEN, buffer=BUFFER)
             made += 1
     for n, (prompt, expr, reference) in enumerate(ALGEBRA):
         split = "dev" if n % 2 == 0 else "test"
