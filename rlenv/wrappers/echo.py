@@ -10,9 +10,10 @@ multiple-choice question. Two findings:
   literally the reference;
 * ``question_echo`` — the completion is mostly a restatement of the prompt and adds no work:
   word 5-grams shared with the prompt cover at least ``min_prompt_share`` of the prompt and
-  ``min_completion_share`` of the completion, no worked equation (``a op b = c``) appears and at
-  most one number (a guessed answer) is not from the prompt. Gold GSM8K solutions restate the
-  question heavily, but they compute.
+  ``min_completion_share`` of the completion, no worked equation (``a op b = c``) appears, at
+  most one number (a guessed answer) is not from the prompt, and the reference answer is not
+  stated outside the copied text. Gold GSM8K solutions restate the question heavily, but they
+  compute; "Paris is the capital of France." restates its question, but answers it.
 """
 
 from __future__ import annotations
@@ -72,16 +73,31 @@ def _ngram_positions(tokens: list[str], other: set[tuple[str, ...]], n: int) -> 
     return covered
 
 
+def _tokens(text: str) -> list[str]:
+    return _WORD.findall(text.lower())
+
+
+def _copied(tokens: list[str], other: list[str], n: int) -> set[int]:
+    """Positions of ``tokens`` covered by a word n-gram that also occurs in ``other``."""
+    grams = {tuple(other[i : i + n]) for i in range(len(other) - n + 1)}
+    return _ngram_positions(tokens, grams, n)
+
+
 def echo_shares(completion: str, prompt: str, n: int = 5) -> tuple[float, float]:
     """``(prompt_share, completion_share)``: how much of each is covered by word n-grams of the other."""
-    p_tokens, c_tokens = _WORD.findall(prompt.lower()), _WORD.findall(completion.lower())
+    p_tokens, c_tokens = _tokens(prompt), _tokens(completion)
     if len(p_tokens) < n or len(c_tokens) < n:
         return 0.0, 0.0
-    p_grams = {tuple(p_tokens[i : i + n]) for i in range(len(p_tokens) - n + 1)}
-    c_grams = {tuple(c_tokens[i : i + n]) for i in range(len(c_tokens) - n + 1)}
-    prompt_share = len(_ngram_positions(p_tokens, c_grams, n)) / len(p_tokens)
-    completion_share = len(_ngram_positions(c_tokens, p_grams, n)) / len(c_tokens)
-    return prompt_share, completion_share
+    return len(_copied(p_tokens, c_tokens, n)) / len(p_tokens), len(_copied(c_tokens, p_tokens, n)) / len(c_tokens)
+
+
+def _states_reference(completion: str, prompt: str, reference: Any, n: int = 5) -> bool:
+    """True when the reference answer's words all occur in the completion outside what it copied."""
+    wanted = _tokens(strip_latex(str(reference))) if reference is not None else []
+    c_tokens = _tokens(completion)
+    copied = _copied(c_tokens, _tokens(prompt), n)
+    own = {t for i, t in enumerate(c_tokens) if i not in copied}
+    return bool(wanted) and all(t in own for t in wanted)
 
 
 def detect_prompt_echo(
@@ -118,7 +134,8 @@ def detect_prompt_echo(
     prompt_share, completion_share = echo_shares(completion, prompt)
     evidence = f"{prompt_share:.0%} of the prompt restated; {completion_share:.0%} of the completion copied from it"
     novel = {x for x in numbers_in(strip_latex(completion)) if x not in given}
-    adds_work = len(novel) > 1 or _WORKED.search(completion) is not None
+    adds_work = (len(novel) > 1 or _WORKED.search(completion) is not None
+                 or _states_reference(completion, prompt, reference))
     if prompt_share >= min_prompt_share and completion_share >= min_completion_share and not adds_work:
         return Detection(NAME, True, completion_share, "question_echo", evidence)
     return Detection.clean(NAME, completion_share, evidence)

@@ -17,7 +17,7 @@ from typing import Any
 import gymnasium
 
 from rlenv.types import RewardResult, Task
-from rlenv.wrappers.answers import answer_key, answer_parts, answer_spans, prose_words
+from rlenv.wrappers.answers import AnswerSpan, answer_key, answer_parts, answer_spans, prose_words
 from rlenv.wrappers.detection import Detection, DetectorWrapper, quote
 
 NAME = "answer_hedging"
@@ -60,14 +60,18 @@ def detect_answer_hedging(completion: str, reference: Any = None) -> Detection:
         ``candidate_list`` (one span listing candidates, e.g. ``\\boxed{1, 2, 3}``) or
         ``or_alternatives`` (the last sentence offers numeric alternatives, "12 or 14").
 
-    Answer spans of more than 6 words (not counting math) are prose, not answers; with a numeric reference only
+    A completion without any marked answer that is itself short (at most 6 words) is read as the
+    answer ("Paris or Lyon"). Answer spans of more than 6 words (not counting math) are prose, not answers; with a numeric reference only
     parts containing a digit count as candidates ("see above" is not a second answer).
     """
     allowed = reference_arity(reference)
     numeric = reference is not None and bool(re.search(r"\d", str(reference)))
     seen: dict[str, str] = {}
     widest = 0
-    for span in answer_spans(completion):
+    spans = answer_spans(completion)
+    if not spans and completion.strip() and prose_words(completion) <= _MAX_ANSWER_WORDS:
+        spans = [AnswerSpan(completion, 0, len(completion), "whole")]  # a bare short answer
+    for span in spans:
         if prose_words(span.text) > _MAX_ANSWER_WORDS:
             continue  # prose inside a tag, not a stated answer
         parts = [p for p in answer_parts(span.text) if answer_key(p) and (not numeric or re.search(r"\d", p))]

