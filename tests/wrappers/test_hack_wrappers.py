@@ -5,7 +5,14 @@ import numpy as np
 import pytest
 
 import rlenv
-from rlenv.wrappers import AnswerHedging, Detection, DetectorWrapper, FormatGaming, OverlongPenalty, RepetitionPenalty
+from rlenv.wrappers import (
+    AnswerHedging,
+    Detection,
+    DetectorWrapper,
+    FormatGaming,
+    OverlongPenalty,
+    RepetitionPenalty,
+)
 
 
 class ContainsVerifier:
