@@ -1,1 +1,1 @@
-"""Environment families for rlenv: math, code, format, safety, prm."""
+"""Environment families built on :mod:`rlenv`: one sub-package per family (``envs.math``, ...)."""
