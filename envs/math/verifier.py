@@ -6,8 +6,8 @@ import asyncio
 from collections.abc import Sequence
 from typing import Any
 
+from envs.math.config import GradingConfig
 from envs.math.extraction import ANSWER_FORMATS
-from envs.math.grading import GradingConfig
 from envs.math.pool import Outcome, WorkerPool, shared_pool
 from rlenv.types import RewardResult, Status, Task
 
