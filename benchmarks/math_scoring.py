@@ -13,6 +13,9 @@ them wrong. Both methods score the same (reference, completion) pairs in this ru
   all cores. "warm" starts the workers before the clock (fresh workers, empty caches, every
   repeat); "cold" includes starting them.
 
+The in-process runs empty sympy's and math-verify's caches first, so no run profits from an
+earlier one.
+
 Run: ``python benchmarks/math_scoring.py [--items 1000] [--repeats 3] [--workers N]``.
 """
 
@@ -20,12 +23,15 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import platform
 import random
 import statistics
 import sys
 import time
 from pathlib import Path
+
+import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -62,32 +68,61 @@ def build_items(count: int, seed: int = 0) -> tuple[list[Task], list[str]]:
     return tasks, completions
 
 
-def raw_loop(tasks: list[Task], completions: list[str]) -> tuple[float, list[bool]]:
+def clear_caches() -> None:
+    """Empty sympy's, math-verify's and our parse caches, so no in-process run reuses an earlier one."""
+    from math_verify import parser
+    from sympy.core.cache import clear_cache
+
+    from envs.math.grading import parse_answer, parse_reference
+
+    clear_cache()
+    for cached in (parser.parse_latex_cached, parser.parse_expr_cached, parser.extract_latex,
+                   parse_answer, parse_reference):
+        cached.cache_clear()
+
+
+class Clock:
+    """Wall seconds and CPU seconds of this process plus the given worker processes."""
+
+    def __init__(self, pids: list[int] = ()):
+        self.workers = [psutil.Process(p) for p in pids]
+        self.wall, self.cpu = time.perf_counter(), self._cpu()
+
+    def _cpu(self) -> float:
+        return time.process_time() + sum(sum(w.cpu_times()[:2]) for w in self.workers)
+
+    def stop(self) -> tuple[float, float]:
+        return time.perf_counter() - self.wall, self._cpu() - self.cpu
+
+
+def raw_loop(tasks: list[Task], completions: list[str]) -> tuple[tuple[float, float], list[bool]]:
     from math_verify import parse, verify
 
-    start = time.perf_counter()
+    clear_caches()
+    clock = Clock()
     verdicts = [verify(parse(str(t.reference)), parse(c)) for t, c in zip(tasks, completions)]
-    return time.perf_counter() - start, verdicts
+    return clock.stop(), verdicts
 
 
 def grade_loop(tasks: list[Task], completions: list[str]) -> tuple[float, list[bool]]:
-    from envs.math.grading import grade, parse_answer, parse_reference
+    from envs.math.grading import grade
 
-    parse_answer.cache_clear()
-    parse_reference.cache_clear()
+    clear_caches()
     config = MathVerifier().config
-    start = time.perf_counter()
+    clock = Clock()
     verdicts = [grade(config, str(t.reference), c)[0] == "correct" for t, c in zip(tasks, completions)]
-    return time.perf_counter() - start, verdicts
+    return clock.stop(), verdicts
 
 
-def env_batch(verifier: MathVerifier, tasks: list[Task], completions: list[str], warm: bool) -> tuple[float, list[bool]]:
+def env_batch(
+    verifier: MathVerifier, tasks: list[Task], completions: list[str], warm: bool
+) -> tuple[tuple[float, float], list[bool]]:
     verifier.pool.close()  # fresh workers and empty caches for every repeat
     if warm:
         verifier.pool.start()
-    start = time.perf_counter()
+    clock = Clock(verifier.pool.worker_pids() if warm else [])
     results = score_tasks(verifier, tasks, completions)
-    return time.perf_counter() - start, [r.correct for r in results]
+    return clock.stop(), [r.correct for r in results]
 
 
 def main() -> None:
@@ -101,7 +136,7 @@ def main() -> None:
     tasks, completions = build_items(args.items)
     workers = args.workers or default_num_workers()
     single, parallel = MathVerifier(num_workers=1), MathVerifier(num_workers=workers)
-    runs: dict[str, list[float]] = {}
+    runs: dict[str, list[tuple[float, float]]] = {}
     verdicts: dict[str, list[bool]] = {}
     methods = {
         "raw math_verify parse+verify loop (1 process)": lambda: raw_loop(tasks, completions),
@@ -113,8 +148,8 @@ def main() -> None:
     }
     for _ in range(args.repeats):
         for name, method in methods.items():
-            seconds, verdicts[name] = method()
-            runs.setdefault(name, []).append(seconds)
+            times, verdicts[name] = method()
+            runs.setdefault(name, []).append(times)
     single.pool.close()
     parallel.pool.close()
     raw, *ours = verdicts.values()
@@ -122,14 +157,19 @@ def main() -> None:
         raise SystemExit("the in-process and worker-pool runs disagree: scoring is not deterministic")
 
     n = len(tasks)
-    base = statistics.median(next(iter(runs.values())))
+    base = statistics.median(wall for wall, _ in next(iter(runs.values())))
     print(f"# math scoring: {n} items, median of {args.repeats} runs, "
-          f"{platform.python_implementation()} {platform.python_version()}, {default_num_workers()} cores")
-    print(f"| {'method':<56} | {'seconds':>8} | {'items/s':>8} | {'vs raw':>6} |")
-    print(f"|{'-' * 58}|{'-' * 10}|{'-' * 10}|{'-' * 8}|")
+          f"{platform.python_implementation()} {platform.python_version()}, {default_num_workers()} cores, "
+          f"load average {os.getloadavg()[0]:.1f}")
+    print(f"| {'method':<56} | {'wall s':>7} | {'items/s':>8} | {'vs raw':>6} | {'CPU s':>6} |")
+    print(f"|{'-' * 58}|{'-' * 9}|{'-' * 10}|{'-' * 8}|{'-' * 8}|")
     for name, times in runs.items():
-        seconds = statistics.median(times)
-        print(f"| {name:<56} | {seconds:8.3f} | {n / seconds:8.0f} | {base / seconds:5.2f}x |")
+        wall = statistics.median(w for w, _ in times)
+        cpu = statistics.median(c for _, c in times)
+        cpu_text = f"{cpu:6.2f}" if "cold" not in name else "     -"
+        print(f"| {name:<56} | {wall:7.3f} | {n / wall:8.0f} | {base / wall:5.2f}x | {cpu_text} |")
+    print("\nCPU s: CPU time of this process plus its workers during the run (the workers' start-up is "
+          "not counted; '-' where it would be).")
     env = ours[0]
     print(f"\ncorrect: raw {sum(raw)}, env {sum(env)}, both {sum(r and o for r, o in zip(raw, env))}; "
           f"env-only {sum(o and not r for r, o in zip(raw, env))}, raw-only {sum(r and not o for r, o in zip(raw, env))}")

@@ -30,6 +30,7 @@ import math
 import os
 import pickle
 import queue
+import resource
 import signal
 import socket
 import subprocess
@@ -51,6 +52,8 @@ MAX_CHUNK = 64
 #: A second message is queued behind a running one only when it is at most this many bytes (and
 #: at most a quarter of the socket's send buffer), so a send never blocks on a busy worker.
 PIPELINE_BYTES = 64 * 1024
+#: Seconds between two wake-ups of a batch while all its workers have queued work.
+MIN_WAKE_INTERVAL = 0.002
 _PR_SET_PDEATHSIG = 1
 
 
@@ -100,17 +103,20 @@ def resolve_handler(path: str) -> Callable[[Any, Any], Any]:
 
 
 def worker_main() -> None:
-    """Entry point of a worker process: ``argv = [fd, parent_pid, handler, initializer]``.
+    """Entry point of a worker process: ``argv = [fd, parent_pid, handler, initializer, memory_limit]``.
 
-    Calls the initializer (when not empty), then
+    Caps its address space at ``memory_limit`` bytes (when not 0), calls the initializer (when
+    not empty), then
 
     receives ``(config, [(job_id, payload), ...])`` messages and answers each item with
     ``(job_id, (kind, value))`` as soon as it is done, so the parent can time every item.
     """
-    fd, parent_pid, handler_path, initializer = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
+    fd, parent_pid, handler_path, initializer, memory_limit = sys.argv[1:6]
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's business
-    _die_with_parent(parent_pid)
-    conn = Connection(fd)
+    _die_with_parent(int(parent_pid))
+    if int(memory_limit):
+        resource.setrlimit(resource.RLIMIT_AS, (int(memory_limit), int(memory_limit)))
+    conn = Connection(int(fd))
     if initializer:
         resolve_handler(initializer)()
     handler = resolve_handler(handler_path)
@@ -168,7 +174,7 @@ def _get_spawner() -> _Spawner:
 class _Worker:
     """One worker process and the parent's view of it."""
 
-    def __init__(self, handler: str, initializer: str):
+    def __init__(self, handler: str, initializer: str, memory_limit: int):
         parent_sock, child_sock = socket.socketpair()
         parent_sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 1 << 20)
         self.pipeline_bytes = min(PIPELINE_BYTES, parent_sock.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF) // 4)
@@ -177,7 +183,7 @@ class _Worker:
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (_IMPORT_ROOT, env.get("PYTHONPATH")) if p)
         command = [sys.executable, "-c", "from envs.math.pool import worker_main; worker_main()",
-                   str(fd), str(os.getpid()), handler, initializer]
+                   str(fd), str(os.getpid()), handler, initializer, str(memory_limit)]
         try:
             self.proc = _get_spawner().popen(command, pass_fds=(fd,), stdin=subprocess.DEVNULL, env=env)
         except BaseException:
@@ -225,6 +231,9 @@ class WorkerPool:
             return a picklable value.
         initializer: Optional ``"package.module:function"`` called with no arguments when a
             worker starts (e.g. to configure logging).
+        memory_limit: Address-space cap of each worker in bytes (``RLIMIT_AS``; 0 for none), so
+            a check that tries to build a huge number fails with ``MemoryError`` instead of
+            exhausting the machine before its deadline.
         num_workers: Worker processes (default: the CPU cores this process may use).
         startup_timeout: Seconds a new worker may take to import the handler.
 
@@ -232,11 +241,12 @@ class WorkerPool:
     """
 
     def __init__(self, handler: str, num_workers: int | None = None, initializer: str = "",
-                 startup_timeout: float = 120.0):
+                 memory_limit: int = 0, startup_timeout: float = 120.0):
         if num_workers is not None and (not isinstance(num_workers, int) or num_workers < 1):
             raise ValueError(f"num_workers must be a positive int or None, got {num_workers!r}")
         self.handler = handler
         self.initializer = initializer
+        self.memory_limit = memory_limit
         self.num_workers = num_workers or default_num_workers()
         self.startup_timeout = startup_timeout
         self._cond = threading.Condition()
@@ -283,13 +293,13 @@ class WorkerPool:
 
     def _ensure_workers(self) -> None:
         while len(self._workers) < self.num_workers:
-            worker = _Worker(self.handler, self.initializer)
+            worker = _Worker(self.handler, self.initializer, self.memory_limit)
             self._workers.add(worker)
             self._idle.append(worker)
 
     def _replace(self, worker: _Worker) -> _Worker:
         worker.kill()
-        fresh = _Worker(self.handler, self.initializer)
+        fresh = _Worker(self.handler, self.initializer, self.memory_limit)
         with self._cond:
             self._workers.discard(worker)
             self._workers.add(fresh)
@@ -377,6 +387,7 @@ class _Batch:
         self.outcomes: list[Outcome | None] = [None] * len(payloads)
         self.pending = collections.deque(range(len(payloads)))
         self.held: tuple[list[int], bytes] | None = None  # a packed chunk waiting for a free worker
+        self.woke_at = 0.0
         self.mine: list[_Worker] = []
 
     def run(self) -> list[Outcome]:
@@ -423,15 +434,23 @@ class _Batch:
         return ids, pickle.dumps((self.config, [(i, self.payloads[i]) for i in ids]), pickle.HIGHEST_PROTOCOL)
 
     def _wait(self) -> None:
+        """Sleep until a worker answers or a deadline passes, then take in every answer waiting.
+
+        While every worker still has queued work, wake-ups are at least :data:`MIN_WAKE_INTERVAL`
+        apart, so many answers are taken in per wake-up instead of one.
+        """
         busy = [w for w in self.mine if w.inflight or not w.ready]
         if not busy:
             return
+        if all(len(w.chunks) > 1 for w in self.mine):
+            time.sleep(max(0.0, self.woke_at + MIN_WAKE_INTERVAL - time.monotonic()))
         now = time.monotonic()
         deadlines = [w.started_at + self.timeout if w.ready else w.spawned_at + self.pool.startup_timeout
                      for w in busy]
         for conn in wait([w.conn for w in busy], timeout=max(0.0, min(deadlines) - now)):
             worker = next(w for w in busy if w.conn is conn)
             self._receive(worker)
+        self.woke_at = time.monotonic()
 
     def _receive(self, worker: _Worker) -> None:
         if not worker.ready:
@@ -501,17 +520,17 @@ class _Batch:
         self.pool._checkin(released)
 
 
-_registry: dict[tuple[str, str, int | None], WorkerPool] = {}
+_registry: dict[tuple[str, int | None, str, int], WorkerPool] = {}
 _registry_lock = threading.Lock()
 
 
-def shared_pool(handler: str, num_workers: int | None = None, initializer: str = "") -> WorkerPool:
-    """The process-wide pool for ``(handler, initializer, num_workers)``, created on first use."""
-    key = (handler, initializer, num_workers)
+def shared_pool(handler: str, num_workers: int | None = None, initializer: str = "", memory_limit: int = 0) -> WorkerPool:
+    """The process-wide pool for these settings (see :class:`WorkerPool`), created on first use."""
+    key = (handler, num_workers, initializer, memory_limit)
     with _registry_lock:
         pool = _registry.get(key)
         if pool is None:
-            pool = _registry[key] = WorkerPool(handler, num_workers, initializer)
+            pool = _registry[key] = WorkerPool(handler, num_workers, initializer, memory_limit)
         return pool
 
 

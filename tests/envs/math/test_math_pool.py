@@ -111,6 +111,15 @@ def test_a_completion_just_under_the_length_cap_is_searched():
     assert capped.status is Status.UNPARSABLE and "max_completion_chars" in capped.details["reason"]
 
 
+def test_the_memory_cap_stops_a_huge_power_before_its_deadline():
+    capped = MathVerifier(timeout=120.0, num_workers=1, max_memory_mb=300)
+    start = time.monotonic()
+    result = capped(TASK, r"\boxed{2^{2^{40}}}")
+    assert result.status in (Status.INCORRECT, Status.ERROR) and time.monotonic() - start < 60
+    assert capped(TASK, r"\boxed{5}").correct  # the worker survived (or was replaced)
+    capped.pool.close()
+
+
 def test_a_worker_that_dies_mid_check_gives_an_error_and_is_replaced():
     verifier = MathVerifier(timeout=60.0, num_workers=1)
     verifier.pool.start()
