@@ -23,3 +23,18 @@ register(
     "envs.math.arithmetic:make_arithmetic_env",
     description="Seeded infinite integer arithmetic with difficulty levels 1-5 (answer after ####)",
 )
+register(
+    "rlenv/Format-v0",
+    "envs.format.env:make_format_env",
+    description="Required output format (think/answer tags, regex, JSON Schema, length), optionally with correctness",
+)
+register(
+    "rlenv/SafetyRM-v0",
+    "envs.safety.env:SafetyRMEnv",
+    description="Prompts scored by a safety reward model or guard classifier (pass model=PATH), refusal-aware option",
+)
+register(
+    "rlenv/PRM-v0",
+    "envs.prm.env:PRMEnv",
+    description="Step-by-step scoring by a process reward model (pass model=PATH): aggregate + dense step rewards",
+)
