@@ -77,6 +77,16 @@ def _closing_braces(text: str) -> dict[int, int]:
     return pairs
 
 
+def braces_balanced(text: str) -> bool:
+    """True when every ``{`` of ``text`` is closed and no ``}`` comes unopened (escapes ignored)."""
+    depth = 0
+    for match in _BRACE_TOKENS.finditer(text):
+        depth += {"{": 1, "}": -1}.get(match.group(), 0)
+        if depth < 0:
+            return False
+    return depth == 0
+
+
 def boxed_answers(text: str) -> list[str]:
     """Contents of the top-level ``\\boxed``/``\\fbox`` commands of ``text``, in order.
 

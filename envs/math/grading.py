@@ -34,13 +34,13 @@ from math_verify import ExprExtractionConfig, LatexExtractionConfig, parse, veri
 from sympy import Basic, Integer, MatrixBase
 
 from envs.math.config import GradingConfig
-from envs.math.extraction import extract_answers, strip_math_delimiters, unwrap_boxed
+from envs.math.extraction import braces_balanced, extract_answers, strip_math_delimiters, unwrap_boxed
 
 _PLAIN_NUMBER = re.compile(
     r"""^(?P<sign>[-+])?\s*(?:\\?\$|USD\s*|€|£)?\s*(?P<sign2>-)?\s*
     (?P<number>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)
     \s*(?P<percent>\\?%|percent\b)?
-    (?:\s+[A-Za-z][A-Za-z\s'-]*)?\s*$""",
+    (?:\s+[A-Za-z][A-Za-z'-]*)*\s*$""",
     re.X,
 )
 _SINGLE_LETTER_FONT = re.compile(r"\\math(?:rm|it)\s*\{\s*([A-Za-z])\s*\}")
@@ -71,16 +71,6 @@ def comparable_text(answer: str) -> str:
     return _FRAC_VARIANTS.sub(r"\\frac", _TEXT_NOISE.sub("", answer))
 
 
-def _balanced(text: str) -> bool:
-    depth = 0
-    for token in re.findall(r"\\.|[{}]", text, re.S):
-        depth += token == "{"
-        depth -= token == "}"
-        if depth < 0:
-            return False
-    return depth == 0
-
-
 @functools.lru_cache(maxsize=8192)
 def parse_answer(answer: str) -> ParsedAnswer:
     """Parse one answer (already cleaned with :func:`clean_answer`) with math-verify.
@@ -96,7 +86,7 @@ def parse_answer(answer: str) -> ParsedAnswer:
             return ParsedAnswer(answer, (Integer(int(sign + digits)), str(int(sign + digits))))
         text = f"{sign}{number['number']}{'%' if number['percent'] else ''}"
         values = parse(text, [ExprExtractionConfig()], parsing_timeout=None)
-    elif _balanced(answer):
+    elif braces_balanced(answer):
         values = parse(f"\\boxed{{{answer}}}", [LatexExtractionConfig(boxed_match_priority=0)],
                        parsing_timeout=None)
     else:
