@@ -214,8 +214,8 @@ def test_workers_die_when_the_parent_is_killed_even_mid_check():
     """)
     pids = [int(p) for p in proc.stdout.readline().split()]
     assert len(pids) == 2 and all(alive(p) for p in pids)
-    busy = [p for p in pids if psutil.Process(p).cpu_percent(0.3) > 20]
-    assert busy, "no worker was busy with the stuck check"
+    busy = [p for p in pids if psutil.Process(p).cpu_percent(0.5) > 2]  # an idle worker uses no CPU at all
+    assert len(busy) == 1, "expected one worker busy with the stuck check"
     proc.kill()
     proc.wait()
     assert wait_gone(pids, 5.0) == []
