@@ -5,5 +5,7 @@ COMMAND_MODULES = [
     "rlenv.commands.list_envs",
     "rlenv.commands.show",
     "rlenv.commands.score",
+    "rlenv.commands.eval",
+    "rlenv.commands.compare",
     "rlenv.commands.audit",
 ]
