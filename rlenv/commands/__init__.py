@@ -7,4 +7,5 @@ COMMAND_MODULES = [
     "rlenv.commands.score",
     "rlenv.commands.eval",
     "rlenv.commands.compare",
+    "rlenv.commands.audit",
 ]
