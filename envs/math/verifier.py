@@ -8,6 +8,9 @@ from typing import Any
 
 from envs.math.config import GradingConfig
 from envs.math.extraction import ANSWER_FORMATS
+
+from envs.math.extraction import ANSWER_FORMATS, extract_answers
+from envs.math.grading import GradingConfig, clean_answer
 from envs.math.pool import Outcome, WorkerPool, shared_pool
 from rlenv.types import RewardResult, Status, Task
 
@@ -128,6 +131,21 @@ class MathVerifier:
             for i, outcome in zip(positions, self.pool.run(self.config, jobs, self.timeout)):
                 results[i] = self._from_outcome(outcome)
         return results  # type: ignore[return-value]
+
+    def equivalent(self, task: Task, a: str, b: str) -> bool:
+        """Whether completions ``a`` and ``b`` commit to the same answer, by math-verify (for maj@k).
+
+        ``a``'s final answer is taken as the reference and ``b`` is graded against it, in the
+        worker pool under the same deadline as scoring; so ``1/2`` and ``0.5`` are equivalent. A
+        completion with no final answer is equivalent to nothing; a timeout or error counts as
+        "not equivalent".
+        """
+        found = extract_answers(a, self.config.formats, self.config.last_number)
+        answer = clean_answer(found.final) if found.answers else ""
+        if not answer or len(answer) > self.config.max_answer_chars or len(b) > self.max_completion_chars:
+            return False
+        outcome = self.pool.run(self.config, [(answer, str(b))], self.timeout)[0]
+        return outcome.kind == "ok" and outcome.value[0] == Status.CORRECT.value
 
     async def ascore_batch(self, tasks: Sequence[Task], completions: Sequence[str]) -> list[RewardResult]:
         """:meth:`score_batch` for event loops: runs in a thread, so the loop keeps running."""
