@@ -9,5 +9,4 @@ COMMAND_MODULES = [
     "rlenv.commands.compare",
     "rlenv.commands.audit",
     "rlenv.commands.sandbox",
-
 ]
