@@ -40,6 +40,7 @@ _SENTENCE_END = re.compile(r"\.(?=\s|$)|\bI hope\b")
 _NUMBER = re.compile(r"(?<![\w.])-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?")
 _DELIMITERS = (("$$", "$$"), ("$", "$"), ("\\(", "\\)"), ("\\[", "\\]"))
 _THINK_END = "</think>"
+_SINGLE_LETTER_FONT = re.compile(r"\\math(?:rm|it)\s*\{\s*([A-Za-z])\s*\}")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -149,6 +150,13 @@ def strip_math_delimiters(text: str) -> str:
             if closing not in inner:
                 return inner.strip()
     return text
+
+
+def clean_answer(answer: str) -> str:
+    """An answer ready to parse: math delimiters, a whole-answer ``\\boxed{}``, the unicode minus
+    and single-letter fonts (``\\mathrm{e}`` -> ``e``) removed."""
+    answer = unwrap_boxed(strip_math_delimiters(answer.replace("\u2212", "-")))
+    return _SINGLE_LETTER_FONT.sub(r"\1", answer).strip()
 
 
 def _tidy(answer: str) -> str:

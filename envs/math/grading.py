@@ -34,7 +34,7 @@ from math_verify import ExprExtractionConfig, LatexExtractionConfig, parse, veri
 from sympy import Basic, Integer, MatrixBase
 
 from envs.math.config import GradingConfig
-from envs.math.extraction import braces_balanced, extract_answers, strip_math_delimiters, unwrap_boxed
+from envs.math.extraction import braces_balanced, clean_answer, extract_answers
 
 _PLAIN_NUMBER = re.compile(
     r"""^(?P<sign>[-+])?\s*(?:\\?\$|USD\s*|€|£)?\s*(?P<sign2>-)?\s*
@@ -43,7 +43,6 @@ _PLAIN_NUMBER = re.compile(
     (?:\s+[A-Za-z][A-Za-z'-]*)*\s*$""",
     re.X,
 )
-_SINGLE_LETTER_FONT = re.compile(r"\\math(?:rm|it)\s*\{\s*([A-Za-z])\s*\}")
 _TEXT_NOISE = re.compile(r"\s+|\\left(?![a-zA-Z])|\\right(?![a-zA-Z])|\\[,;:! ]|\\displaystyle|\$")
 _FRAC_VARIANTS = re.compile(r"\\[dt]frac(?![a-zA-Z])")
 
@@ -58,12 +57,6 @@ class ParsedAnswer:
     @property
     def symbolic(self) -> bool:
         return bool(self.values) and isinstance(self.values[0], (Basic, MatrixBase))
-
-
-def clean_answer(answer: str) -> str:
-    """Delimiters, a whole-answer ``\\boxed{}``, unicode minus and ``\\mathrm{e}``-style fonts removed."""
-    answer = unwrap_boxed(strip_math_delimiters(answer.replace("\u2212", "-")))
-    return _SINGLE_LETTER_FONT.sub(r"\1", answer).strip()
 
 
 def comparable_text(answer: str) -> str:

@@ -7,8 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from envs.math.config import GradingConfig
-from envs.math.extraction import ANSWER_FORMATS, extract_answers
-from envs.math.grading import clean_answer
+from envs.math.extraction import ANSWER_FORMATS, clean_answer, extract_answers
 from envs.math.pool import Outcome, WorkerPool, shared_pool
 from rlenv.types import RewardResult, Status, Task
 
