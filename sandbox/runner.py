@@ -65,6 +65,8 @@ PRELOAD = ("collections", "itertools", "functools", "heapq", "bisect", "string",
 TEST_STATUSES = ("passed", "failed", "timeout", "memory", "output_limit", "not_run")
 COMPARE_MODES = ("exact", "tokens", "numeric")
 _POLL_IN = select.POLLIN | select.POLLHUP | select.POLLERR
+#: Poll mask for the host stream during a job: only its hang-up matters (a next frame may be pending).
+_HANG_UP = 0
 
 
 # ---------------------------------------------------------------------------------------------
@@ -329,7 +331,8 @@ def _report_setup_failure() -> None:
 
 class Child:
     """A candidate process seen from the runner (its parent, ``reap=True``) or from the grader
-    (which got its descriptors and pidfd from the runner, ``reap=False``).
+    (which got its descriptors and pidfd from the runner, ``reap=False``). The runner also
+    passes ``host_fd`` (its stdin): input there during a job means the host is gone.
 
     ``pump`` runs the event loop (stdin feeding, output capture with a byte cap, request
     writing and reply lines on the RPC pipes, exit through the pidfd) until something the
@@ -338,7 +341,7 @@ class Child:
 
     def __init__(self, pid: int, pidfd: int, out_fd: int, err_fd: int, cap: int, reap: bool,
                  in_fd: int | None = None, in_data: bytes = b"", request_fd: int | None = None,
-                 reply_fd: int | None = None):
+                 reply_fd: int | None = None, host_fd: int | None = None):
         self.pid, self.pidfd, self.cap, self.reap = pid, pidfd, cap, reap
         self.out_fd, self.err_fd = out_fd, err_fd
         self.streams = {out_fd: bytearray(), err_fd: bytearray()}
@@ -359,6 +362,9 @@ class Child:
         for fd in (out_fd, err_fd, reply_fd, pidfd):
             if fd is not None:
                 self.poll.register(fd, _POLL_IN)
+        self.host_fd = host_fd
+        if host_fd is not None:
+            self.poll.register(host_fd, _HANG_UP)
         if in_fd is not None:
             if len(self.in_data):
                 self.poll.register(in_fd, select.POLLOUT | select.POLLERR)
@@ -458,6 +464,8 @@ class Child:
                 if fd == self.pidfd:
                     self._finish()
                     break
+                if fd == self.host_fd and event & (select.POLLHUP | select.POLLERR):
+                    host_gone()
                 if fd == self.in_fd:
                     self._write(fd, "in_data")
                 elif fd == self.request_fd:
@@ -1043,7 +1051,7 @@ class Grader:
         poll = select.poll()
         poll.register(self.sock, select.POLLOUT | _POLL_IN)
         poll.register(self.pidfd, _POLL_IN)
-        poll.register(0, _POLL_IN)  # the host sends nothing during a job: input here means it is gone
+        poll.register(0, _HANG_UP)  # the host hung up: stop everything
         outgoing = [memoryview(_MESSAGE.pack(len(data), len(payload))), memoryview(data), memoryview(payload)]
         received = bytearray()
         while True:
@@ -1057,7 +1065,7 @@ class Grader:
             for fd, event in poll.poll(max(1, int(left * 1000) + 1)):
                 if fd == self.pidfd:
                     return b"", "exited", os.waitpid(self.pid, 0)[1]
-                if fd == 0:
+                if fd == 0 and event & (select.POLLHUP | select.POLLERR):
                     host_gone()
                 if event & select.POLLOUT and outgoing:
                     try:
@@ -1120,19 +1128,25 @@ def sweep(keep: frozenset) -> bool:
     return False
 
 
-def _force_remove(path: str) -> None:
-    def retry(func, target, _exc):
-        try:
-            os.chmod(os.path.dirname(target), 0o700)
-            os.chmod(target, 0o700)
-        except OSError:
-            pass
-        func(target)
-
+def _open_up(path: str) -> None:
+    """Give the owner full access to ``path`` and, for a directory, to everything below it."""
+    os.chmod(path, 0o700)
     if os.path.isdir(path) and not os.path.islink(path):
-        shutil.rmtree(path, onerror=retry)
-    else:
-        os.unlink(path)
+        for entry in os.scandir(path):
+            if entry.is_dir(follow_symlinks=False):
+                _open_up(entry.path)
+
+
+def _force_remove(path: str) -> None:
+    """Remove a file or a whole tree, even one a job made unreadable (chmod 0)."""
+    is_tree = os.path.isdir(path) and not os.path.islink(path)
+    try:
+        shutil.rmtree(path) if is_tree else os.unlink(path)
+    except OSError:
+        if not is_tree:
+            raise
+        _open_up(path)
+        shutil.rmtree(path)
 
 
 def scrub() -> list[str]:
@@ -1221,7 +1235,7 @@ def _run_cases(header: dict, candidate: dict, workdir: str) -> list:
             continue
         pid, fds = spawn(limits, workdir, True, False, lambda: program_main(code))
         child = Child(pid, fds["pidfd"], fds["out"], fds["err"], int(limits["max_output_bytes"]), reap=True,
-                      in_fd=fds["in"], in_data=stdin.encode("utf-8", "surrogateescape"))
+                      in_fd=fds["in"], in_data=stdin.encode("utf-8", "surrogateescape"), host_fd=0)
         why = child.pump(min(job_deadline, began + float(limits["test_timeout_s"])))
         child.close()
         run = {"status": "ran", "error": None, "time_s": round(child.elapsed(), 6), "exit_code": child.exit_code(),
