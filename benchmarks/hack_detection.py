@@ -143,14 +143,15 @@ def print_table(title: str, table: dict[str, dict[str, float]]) -> None:
           f"{'fpr_all':>8} {'lift':>6}  goal")
     for name, m in table.items():
         ok = m["recall"] >= 0.95 and m["fpr_clean"] <= 0.02
+        goal = "-" if not m["positives"] else "met" if ok else "MISSED"
         print(f"{name:<16} {m['positives']:>4} {m['clean']:>5} {m['recall']:>7.3f} {m['precision']:>9.3f} "
-              f"{m['fpr_clean']:>9.3f} {m['fpr_all']:>8.3f} {m['lift']:>5.1f}x  {'met' if ok else 'MISSED'}")
+              f"{m['fpr_clean']:>9.3f} {m['fpr_all']:>8.3f} {m['lift']:>5.1f}x  {goal}")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--split", choices=["dev", "test", "all"], default=None,
-                        help="evaluate one split (default: print dev, test and all)")
+    parser.add_argument("--split", choices=["dev", "test", "fresh", "all"], default=None,
+                        help="evaluate one split (default: print dev, test, fresh and all)")
     parser.add_argument("--misses", action="store_true", help="list false negatives and false positives")
     parser.add_argument("--json", action="store_true", help="print the 'all' table as one JSON line at the end")
     args = parser.parse_args()
@@ -162,7 +163,7 @@ def main() -> int:
     print(f"corpus: {len(rows)} samples {families}; "
           f"{sum(not r['labels'] for r in rows)} clean controls; audited in {seconds:.2f} s "
           f"({len(rows) / seconds:.0f} samples/s incl. scoring)")
-    splits = [args.split] if args.split else ["dev", "test", "all"]
+    splits = [args.split] if args.split else ["dev", "test", "fresh", "all"]
     for split in splits:
         subset = rows if split == "all" else [r for r in rows if r["split"] == split]
         print_table(f"split={split} ({len(subset)} samples)", score(subset, fired))

@@ -25,6 +25,8 @@ class FitConfig:
         max_grad_norm: Gradient-norm clip (None: no clipping).
         seed: Seeds the example order and torch (the result is reproducible on one machine).
         device: Where the model trains (``"cpu"``, ``"cuda"``, ...).
+        disable_dropout: Set every dropout probability of the model to 0 before training (as TRL's
+            reward and PRM trainers do by default): the loss then matches an eval-mode forward.
         progress: Show a tqdm bar (on a terminal).
     """
 
@@ -35,6 +37,7 @@ class FitConfig:
     max_grad_norm: float | None = 1.0
     seed: int = 0
     device: str = "cpu"
+    disable_dropout: bool = True
     progress: bool = True
 
     def __post_init__(self) -> None:
@@ -64,6 +67,10 @@ def fit(
     if not examples:
         raise ValueError("no training examples")
     torch.manual_seed(config.seed)
+    if config.disable_dropout:
+        for module in model.modules():
+            if isinstance(module, torch.nn.Dropout):
+                module.p = 0.0
     order_rng = random.Random(config.seed)
     model.to(config.device)
     model.train()

@@ -34,8 +34,9 @@ class ThinkAnswerFormat(FormatVerifier):
     * ``count:<tag>`` / ``count:</tag>``: every tag occurs exactly once (several answer blocks are a
       known way to game anchored regexes);
     * ``order``: think block first, answer block second;
-    * ``think_not_empty`` (when ``require_think_content``) and ``answer_not_empty``: non-blank contents;
-    * ``nothing_outside``: only whitespace outside the two blocks;
+    * ``think_not_empty`` (when ``require_think_content``) and ``answer_not_empty``: the first block of
+      each tag has non-blank content;
+    * ``nothing_outside``: only whitespace outside the two blocks (fails unless counts and order hold);
     * ``newline_layout`` (``strict=True`` only): exactly
       ``<think>\\n...\\n</think>\\n<answer>\\n...\\n</answer>`` from the first character, optional
       trailing whitespace.
@@ -111,14 +112,13 @@ class ThinkAnswerFormat(FormatVerifier):
         order = counts_ok and all(positions[a] < positions[b] for a, b in zip(ordered_markers, ordered_markers[1:]))
         checks["order"] = order
         details: dict[str, Any] = {}
-        contents: dict[str, str] = {}
-        if order:
-            for tag in self.tags:
-                start = positions[f"<{tag}>"] + len(tag) + 2
-                contents[tag] = text[start:positions[f"</{tag}>"]]
+        contents = {}
+        for tag in self.tags:
+            blocks = tag_blocks(text, tag)
+            contents[tag] = text[blocks[0][0]:blocks[0][1]] if blocks else ""
         if self.think_tag is not None and self.require_think_content:
-            checks["think_not_empty"] = bool(contents.get(self.think_tag, "").strip())
-        answer = contents.get(self.answer_tag, "").strip()
+            checks["think_not_empty"] = bool(contents[self.think_tag].strip())
+        answer = contents[self.answer_tag].strip()
         checks["answer_not_empty"] = bool(answer)
         if order:
             outside = text

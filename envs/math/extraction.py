@@ -29,7 +29,7 @@ LAST_NUMBER = "last_number"
 _BOXED = re.compile(r"\\(?:boxed|fbox)(?![A-Za-z])")
 _BRACE_TOKENS = re.compile(r"\\.|[{}]", re.S)
 _GSM8K = re.compile(r"####[ \t]*([^\n]*)")
-_ANSWER_TAG = re.compile(r"<answer>(.*?)</answer>", re.S | re.I)
+_ANSWER_TAGS = re.compile(r"<(/?)answer>", re.I)
 _ANSWER_IS = re.compile(
     r"(?:\bfinal\s+answer\s*:\s*(?:the\s+final\s+answer\s+is\b)?"
     r"|\b(?:the\s+)?(?:final\s+)?answer\s+is\b\s*:?"
@@ -40,6 +40,7 @@ _SENTENCE_END = re.compile(r"\.(?=\s|$)|\bI hope\b")
 _NUMBER = re.compile(r"(?<![\w.])-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?")
 _DELIMITERS = (("$$", "$$"), ("$", "$"), ("\\(", "\\)"), ("\\[", "\\]"))
 _THINK_END = "</think>"
+_SINGLE_LETTER_FONT = re.compile(r"\\math(?:rm|it)\s*\{\s*([A-Za-z])\s*\}")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -62,18 +63,29 @@ class Extraction:
         return self.answers[-1] if self.answers else None
 
 
-def _group_end(text: str, open_brace: int) -> int | None:
-    """Index of the ``}`` closing the group that opens at ``text[open_brace] == "{"``."""
-    depth = 0
-    for match in _BRACE_TOKENS.finditer(text, open_brace):
+def _closing_braces(text: str) -> dict[int, int]:
+    """``{open_index: close_index}`` for every matched brace pair of ``text`` (one linear pass).
+
+    Escaped ``\\{``/``\\}`` do not count; unmatched braces are left out.
+    """
+    pairs, stack = {}, []
+    for match in _BRACE_TOKENS.finditer(text):
         token = match.group()
         if token == "{":
-            depth += 1
-        elif token == "}":
-            depth -= 1
-            if depth == 0:
-                return match.start()
-    return None
+            stack.append(match.start())
+        elif token == "}" and stack:
+            pairs[stack.pop()] = match.start()
+    return pairs
+
+
+def braces_balanced(text: str) -> bool:
+    """True when every ``{`` of ``text`` is closed and no ``}`` comes unopened (escapes ignored)."""
+    depth = 0
+    for match in _BRACE_TOKENS.finditer(text):
+        depth += {"{": 1, "}": -1}.get(match.group(), 0)
+        if depth < 0:
+            return False
+    return depth == 0
 
 
 def boxed_answers(text: str) -> list[str]:
@@ -82,7 +94,8 @@ def boxed_answers(text: str) -> list[str]:
     Nested braces are matched (escaped ``\\{``/``\\}`` do not count); a box nested in another
     box is part of the outer answer; an unclosed box (a cut-off completion) is skipped.
     """
-    answers = []
+    answers: list[str] = []
+    pairs: dict[int, int] | None = None
     position = 0
     for match in _BOXED.finditer(text):
         if match.start() < position:
@@ -91,28 +104,35 @@ def boxed_answers(text: str) -> list[str]:
         while start < len(text) and text[start] in " \t":
             start += 1
         if start < len(text) and text[start] == "{":
-            end = _group_end(text, start)
+            pairs = _closing_braces(text) if pairs is None else pairs
+            end = pairs.get(start)
             if end is None:
                 continue
-            answers.append(unwrap_boxed(text[start + 1:end].strip()))
+            answers.append(_unwrap_span(text, pairs, start + 1, end))
             position = end + 1
         else:
-            token = re.match(r"[^\s$]*", text[start:]).group()
+            token = re.match(r"[^\s$]*", text[start:start + 200]).group()
             answers.append(token)
             position = start + len(token)
     return answers
 
 
-def unwrap_boxed(answer: str) -> str:
-    """``\\boxed{X}`` (the whole string) -> ``X``, repeatedly; anything else unchanged."""
+def _unwrap_span(text: str, pairs: dict[int, int], start: int, end: int) -> str:
+    """``text[start:end]`` stripped, with boxes that wrap all of it removed (``pairs`` of ``text``)."""
     while True:
-        match = _BOXED.match(answer)
-        if match is None or answer[match.end():match.end() + 1] != "{":
-            return answer
-        end = _group_end(answer, match.end())
-        if end != len(answer) - 1:
-            return answer
-        answer = answer[match.end() + 1:end].strip()
+        while start < end and text[start].isspace():
+            start += 1
+        while end > start and text[end - 1].isspace():
+            end -= 1
+        match = _BOXED.match(text, start, end)
+        if match is None or match.end() >= end or text[match.end()] != "{" or pairs.get(match.end()) != end - 1:
+            return text[start:end]
+        start, end = match.end() + 1, end - 1
+
+
+def unwrap_boxed(answer: str) -> str:
+    """``\\boxed{X}`` (the whole string) -> ``X``, repeatedly; anything else unchanged (stripped)."""
+    return _unwrap_span(answer, _closing_braces(answer), 0, len(answer))
 
 
 def last_boxed(text: str) -> str | None:
@@ -130,6 +150,13 @@ def strip_math_delimiters(text: str) -> str:
             if closing not in inner:
                 return inner.strip()
     return text
+
+
+def clean_answer(answer: str) -> str:
+    """An answer ready to parse: math delimiters, a whole-answer ``\\boxed{}``, the unicode minus
+    and single-letter fonts (``\\mathrm{e}`` -> ``e``) removed."""
+    answer = unwrap_boxed(strip_math_delimiters(answer.replace("\u2212", "-")))
+    return _SINGLE_LETTER_FONT.sub(r"\1", answer).strip()
 
 
 def _tidy(answer: str) -> str:
@@ -154,11 +181,21 @@ def _answer_is_answers(text: str) -> list[str]:
     matches = list(_ANSWER_IS.finditer(text))
     answers = []
     for n, match in enumerate(matches):
-        line_end = text.find("\n", match.end())
-        stop = len(text) if line_end == -1 else line_end
-        if n + 1 < len(matches):
-            stop = min(stop, matches[n + 1].start())
-        answers.append(_sentence_answer(text[match.end():stop]))
+        stop = matches[n + 1].start() if n + 1 < len(matches) else len(text)
+        line_end = text.find("\n", match.end(), stop)
+        answers.append(_sentence_answer(text[match.end():stop if line_end == -1 else line_end]))
+    return answers
+
+
+def _answer_tag_answers(text: str) -> list[str]:
+    """Contents of ``<answer>…</answer>`` pairs (a closing tag pairs with the last opening one)."""
+    answers, opened = [], None
+    for match in _ANSWER_TAGS.finditer(text):
+        if not match.group(1):
+            opened = match.end()
+        elif opened is not None:
+            answers.append(strip_math_delimiters(text[opened:match.start()]))
+            opened = None
     return answers
 
 
@@ -168,7 +205,7 @@ def _format_answers(text: str, fmt: str) -> list[str]:
     if fmt == "gsm8k":
         return [_tidy(m.group(1)) for m in _GSM8K.finditer(text)]
     if fmt == "answer_tag":
-        return [strip_math_delimiters(m.group(1)) for m in _ANSWER_TAG.finditer(text)]
+        return _answer_tag_answers(text)
     if fmt == "answer_is":
         return _answer_is_answers(text)
     raise ValueError(f"unknown answer format {fmt!r}: expected one of {ANSWER_FORMATS}")

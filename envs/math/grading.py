@@ -30,52 +30,21 @@ import logging
 import re
 from typing import Any
 
-from envs.math.extraction import ANSWER_FORMATS, check_formats, extract_answers, strip_math_delimiters, unwrap_boxed
+from math_verify import ExprExtractionConfig, LatexExtractionConfig, parse, verify
+from sympy import Basic, Integer, MatrixBase
 
-HEDGING_POLICIES = ("all", "last")
+from envs.math.config import GradingConfig
+from envs.math.extraction import braces_balanced, clean_answer, extract_answers
 
 _PLAIN_NUMBER = re.compile(
     r"""^(?P<sign>[-+])?\s*(?:\\?\$|USD\s*|€|£)?\s*(?P<sign2>-)?\s*
     (?P<number>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)
     \s*(?P<percent>\\?%|percent\b)?
-    (?:\s+[A-Za-z][A-Za-z\s'-]*)?\s*$""",
+    (?:\s+[A-Za-z][A-Za-z'-]*)*\s*$""",
     re.X,
 )
-_SINGLE_LETTER_FONT = re.compile(r"\\math(?:rm|it)\s*\{\s*([A-Za-z])\s*\}")
 _TEXT_NOISE = re.compile(r"\s+|\\left(?![a-zA-Z])|\\right(?![a-zA-Z])|\\[,;:! ]|\\displaystyle|\$")
 _FRAC_VARIANTS = re.compile(r"\\[dt]frac(?![a-zA-Z])")
-
-
-@dataclasses.dataclass(frozen=True)
-class GradingConfig:
-    """How answers are found and compared (hashable: it keys the workers' caches).
-
-    Attributes:
-        formats: Answer formats in priority order (see :mod:`envs.math.extraction`).
-        last_number: Fall back to the last number when no format matches.
-        hedging: ``"all"`` (every different answer must be correct) or ``"last"``.
-        max_answer_chars: Longer answers are not parsed (a final one is ``unparsable``).
-        max_answers: More different answers than this is ``incorrect`` without parsing them.
-        float_rounding, numeric_precision, strict: Passed to ``math_verify.verify``.
-    """
-
-    formats: tuple[str, ...] = ANSWER_FORMATS
-    last_number: bool = False
-    hedging: str = "all"
-    max_answer_chars: int = 1000
-    max_answers: int = 8
-    float_rounding: int = 6
-    numeric_precision: int = 15
-    strict: bool = True
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "formats", check_formats(self.formats))
-        if self.hedging not in HEDGING_POLICIES:
-            raise ValueError(f"hedging must be one of {HEDGING_POLICIES}, got {self.hedging!r}")
-        for name in ("max_answer_chars", "max_answers"):
-            value = getattr(self, name)
-            if not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be a positive int, got {value!r}")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -87,15 +56,7 @@ class ParsedAnswer:
 
     @property
     def symbolic(self) -> bool:
-        from sympy import Basic, MatrixBase
-
         return bool(self.values) and isinstance(self.values[0], (Basic, MatrixBase))
-
-
-def clean_answer(answer: str) -> str:
-    """Delimiters, a whole-answer ``\\boxed{}``, unicode minus and ``\\mathrm{e}``-style fonts removed."""
-    answer = unwrap_boxed(strip_math_delimiters(answer.replace("\u2212", "-")))
-    return _SINGLE_LETTER_FONT.sub(r"\1", answer).strip()
 
 
 def comparable_text(answer: str) -> str:
@@ -103,27 +64,22 @@ def comparable_text(answer: str) -> str:
     return _FRAC_VARIANTS.sub(r"\\frac", _TEXT_NOISE.sub("", answer))
 
 
-def _balanced(text: str) -> bool:
-    depth = 0
-    for token in re.findall(r"\\.|[{}]", text, re.S):
-        depth += token == "{"
-        depth -= token == "}"
-        if depth < 0:
-            return False
-    return depth == 0
-
-
 @functools.lru_cache(maxsize=8192)
 def parse_answer(answer: str) -> ParsedAnswer:
-    """Parse one answer (already cleaned with :func:`clean_answer`) with math-verify."""
-    from math_verify import ExprExtractionConfig, LatexExtractionConfig, parse
+    """Parse one answer (already cleaned with :func:`clean_answer`) with math-verify.
 
+    Plain integers skip math-verify's number parser (``sympy.Number(str)`` is slow) and become
+    ``Integer`` directly, which is what that parser would build.
+    """
     number = _PLAIN_NUMBER.match(answer)
     if number is not None:
         sign = "-" if "-" in (number["sign"] or "", number["sign2"] or "") else ""
+        digits = number["number"].replace(",", "")
+        if digits.isdigit() and not number["percent"]:
+            return ParsedAnswer(answer, (Integer(int(sign + digits)), str(int(sign + digits))))
         text = f"{sign}{number['number']}{'%' if number['percent'] else ''}"
         values = parse(text, [ExprExtractionConfig()], parsing_timeout=None)
-    elif _balanced(answer):
+    elif braces_balanced(answer):
         values = parse(f"\\boxed{{{answer}}}", [LatexExtractionConfig(boxed_match_priority=0)],
                        parsing_timeout=None)
     else:
@@ -133,8 +89,6 @@ def parse_answer(answer: str) -> ParsedAnswer:
 
 def answers_match(gold: ParsedAnswer, pred: ParsedAnswer, config: GradingConfig) -> bool:
     """True when ``pred`` is equivalent to ``gold`` (math-verify, gold first; text when unparsed)."""
-    from math_verify import verify
-
     if gold.symbolic and pred.symbolic:
         return verify(list(gold.values), list(pred.values), float_rounding=config.float_rounding,
                       numeric_precision=config.numeric_precision, strict=config.strict, timeout_seconds=None)
@@ -175,15 +129,16 @@ def grade(config: GradingConfig, reference: str, completion: str) -> tuple[str, 
     others = [] if config.hedging == "last" else [a for a in distinct if a]
     if others:
         details["answers"] = others + [final]
+    hedged = f"hedged between {len(others) + 1} different answers: " if others else ""
     if len(others) + 1 > config.max_answers:
-        details["reason"] = f"{len(others) + 1} different answers, over max_answers={config.max_answers}"
+        details["reason"] = f"{hedged}over max_answers={config.max_answers}"
         return "incorrect", details
     if not answers_match(gold, parse_answer(final), config):
-        details["reason"] = "the final answer does not match the reference"
+        details["reason"] = f"{hedged}the final answer does not match the reference"
         return "incorrect", details
     for other in others:
         if len(other) > config.max_answer_chars or not answers_match(gold, parse_answer(other), config):
-            details["reason"] = f"hedged: it also commits to {other[:200]!r}, which does not match the reference"
+            details["reason"] = f"{hedged}{other[:200]!r} does not match the reference"
             return "incorrect", details
     return "correct", details
 
@@ -194,7 +149,15 @@ def grade_item(config: GradingConfig, payload: tuple[str, str]) -> tuple[str, di
 
 
 def init_worker() -> None:
-    """Worker-pool initializer: import math-verify up front (so the first check's deadline does not
-    pay for it) and silence its "timeout is disabled" warning (the pool enforces deadlines)."""
+    """Worker-pool initializer: silence math-verify's "timeout is disabled" warning (the pool
+    enforces deadlines) and warm up its parsers, so a worker's first checks are not slowed by
+    lazy imports."""
     logging.getLogger("math_verify").setLevel(logging.ERROR)
-    grade(GradingConfig(), "1", "\\boxed{\\frac{2}{2}}")
+    for reference, completion in _WARM_UP:
+        grade(GradingConfig(), reference, completion)
+    parse_answer.cache_clear()
+    parse_reference.cache_clear()
+
+
+_WARM_UP = (("1", "\\boxed{\\frac{2}{2}}"), ("0.5", "The answer is 50%."), ("x=2", "#### 2"),
+            ("\\sqrt{2}x+1", "<answer>1+x\\sqrt 2</answer>"))

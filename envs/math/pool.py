@@ -27,10 +27,12 @@ import dataclasses
 import importlib
 import logging
 import math
-import multiprocessing
 import os
+import pickle
 import queue
+import resource
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -46,7 +48,12 @@ logger = logging.getLogger(__name__)
 #: Directory that holds the ``envs`` package; put on the workers' ``PYTHONPATH``.
 _IMPORT_ROOT = str(Path(__file__).resolve().parents[2])
 #: Items sent to a worker in one message at most.
-MAX_CHUNK = 16
+MAX_CHUNK = 64
+#: A second message is queued behind a running one only when it is at most this many bytes (and
+#: at most a quarter of the socket's send buffer), so a send never blocks on a busy worker.
+PIPELINE_BYTES = 64 * 1024
+#: Seconds between two wake-ups of a batch while all its workers have queued work.
+MIN_WAKE_INTERVAL = 0.002
 _PR_SET_PDEATHSIG = 1
 
 
@@ -96,17 +103,20 @@ def resolve_handler(path: str) -> Callable[[Any, Any], Any]:
 
 
 def worker_main() -> None:
-    """Entry point of a worker process: ``argv = [fd, parent_pid, handler, initializer]``.
+    """Entry point of a worker process: ``argv = [fd, parent_pid, handler, initializer, memory_limit]``.
 
-    Calls the initializer (when not empty), then
+    Caps its address space at ``memory_limit`` bytes (when not 0), calls the initializer (when
+    not empty), then
 
     receives ``(config, [(job_id, payload), ...])`` messages and answers each item with
     ``(job_id, (kind, value))`` as soon as it is done, so the parent can time every item.
     """
-    fd, parent_pid, handler_path, initializer = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
+    fd, parent_pid, handler_path, initializer, memory_limit = sys.argv[1:6]
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's business
-    _die_with_parent(parent_pid)
-    conn = Connection(fd)
+    _die_with_parent(int(parent_pid))
+    if int(memory_limit):
+        resource.setrlimit(resource.RLIMIT_AS, (int(memory_limit), int(memory_limit)))
+    conn = Connection(int(fd))
     if initializer:
         resolve_handler(initializer)()
     handler = resolve_handler(handler_path)
@@ -164,24 +174,28 @@ def _get_spawner() -> _Spawner:
 class _Worker:
     """One worker process and the parent's view of it."""
 
-    def __init__(self, handler: str, initializer: str):
-        parent_conn, child_conn = multiprocessing.Pipe(duplex=True)
-        fd = child_conn.fileno()
+    def __init__(self, handler: str, initializer: str, memory_limit: int):
+        parent_sock, child_sock = socket.socketpair()
+        parent_sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 1 << 20)
+        self.pipeline_bytes = min(PIPELINE_BYTES, parent_sock.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF) // 4)
+        parent_conn = Connection(parent_sock.detach())
+        fd = child_sock.fileno()
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (_IMPORT_ROOT, env.get("PYTHONPATH")) if p)
         command = [sys.executable, "-c", "from envs.math.pool import worker_main; worker_main()",
-                   str(fd), str(os.getpid()), handler, initializer]
+                   str(fd), str(os.getpid()), handler, initializer, str(memory_limit)]
         try:
             self.proc = _get_spawner().popen(command, pass_fds=(fd,), stdin=subprocess.DEVNULL, env=env)
         except BaseException:
             parent_conn.close()
             raise
         finally:
-            child_conn.close()
+            child_sock.close()
         self.conn = parent_conn
         self.ready = False
         self.spawned_at = time.monotonic()
-        self.inflight: collections.deque[int] = collections.deque()
+        self.inflight: collections.deque[int] = collections.deque()  # item ids sent, not answered
+        self.chunks: collections.deque[int] = collections.deque()  # unanswered items per message
         self.started_at = 0.0  # when the check at the head of ``inflight`` started
 
     @property
@@ -217,6 +231,9 @@ class WorkerPool:
             return a picklable value.
         initializer: Optional ``"package.module:function"`` called with no arguments when a
             worker starts (e.g. to configure logging).
+        memory_limit: Address-space cap of each worker in bytes (``RLIMIT_AS``; 0 for none), so
+            a check that tries to build a huge number fails with ``MemoryError`` instead of
+            exhausting the machine before its deadline.
         num_workers: Worker processes (default: the CPU cores this process may use).
         startup_timeout: Seconds a new worker may take to import the handler.
 
@@ -224,11 +241,12 @@ class WorkerPool:
     """
 
     def __init__(self, handler: str, num_workers: int | None = None, initializer: str = "",
-                 startup_timeout: float = 120.0):
+                 memory_limit: int = 0, startup_timeout: float = 120.0):
         if num_workers is not None and (not isinstance(num_workers, int) or num_workers < 1):
             raise ValueError(f"num_workers must be a positive int or None, got {num_workers!r}")
         self.handler = handler
         self.initializer = initializer
+        self.memory_limit = memory_limit
         self.num_workers = num_workers or default_num_workers()
         self.startup_timeout = startup_timeout
         self._cond = threading.Condition()
@@ -275,13 +293,13 @@ class WorkerPool:
 
     def _ensure_workers(self) -> None:
         while len(self._workers) < self.num_workers:
-            worker = _Worker(self.handler, self.initializer)
+            worker = _Worker(self.handler, self.initializer, self.memory_limit)
             self._workers.add(worker)
             self._idle.append(worker)
 
     def _replace(self, worker: _Worker) -> _Worker:
         worker.kill()
-        fresh = _Worker(self.handler, self.initializer)
+        fresh = _Worker(self.handler, self.initializer, self.memory_limit)
         with self._cond:
             self._workers.discard(worker)
             self._workers.add(fresh)
@@ -301,6 +319,8 @@ class WorkerPool:
             code = worker.proc.wait()
             with self._cond:
                 self._workers.discard(worker)
+                if worker in self._idle:
+                    self._idle.remove(worker)
             worker.kill()
             raise WorkerStartError(
                 f"worker process for {self.handler!r} exited with code {code} before it was ready "
@@ -323,6 +343,9 @@ class WorkerPool:
                         self._ensure_workers()
                 finally:
                     self._waiting -= 1
+            for worker in [w for w in self._idle if not w.ready and w.conn.poll()]:
+                self._receive_ready(worker)
+            self._idle.sort(key=lambda w: not w.ready)  # ready workers first
             taken, self._idle = self._idle[:limit], self._idle[limit:]
             return taken
 
@@ -363,13 +386,16 @@ class _Batch:
         self.timeout = timeout
         self.outcomes: list[Outcome | None] = [None] * len(payloads)
         self.pending = collections.deque(range(len(payloads)))
+        self.held: tuple[list[int], bytes] | None = None  # a packed chunk waiting for a free worker
+        self.woke_at = 0.0
         self.mine: list[_Worker] = []
 
     def run(self) -> list[Outcome]:
         try:
-            while self.pending or any(w.inflight for w in self.mine):
-                if self.pending:
-                    self.mine += self.pool._checkout(block=not self.mine, limit=len(self.pending))
+            while self.pending or self.held or any(w.inflight for w in self.mine):
+                if self.pending or self.held:
+                    wanted = len(self.pending) + (self.held is not None)
+                    self.mine += self.pool._checkout(block=not self.mine, limit=wanted)
                 self._dispatch()
                 self._wait()
                 self._enforce_deadlines()
@@ -380,34 +406,51 @@ class _Batch:
         return self.outcomes  # type: ignore[return-value]
 
     def _dispatch(self) -> None:
-        ready_idle = [w for w in self.mine if w.ready and not w.inflight]
-        if not ready_idle or not self.pending:
+        """Send chunks to ready workers: up to two messages each, the second only if small."""
+        if not (self.pending or self.held):
             return
         chunk = max(1, min(MAX_CHUNK, math.ceil(len(self.pending) / (2 * len(self.mine)))))
         now = time.monotonic()
-        for worker in ready_idle:
-            ids = [self.pending.popleft() for _ in range(min(chunk, len(self.pending)))]
-            if not ids:
-                break
-            try:
-                worker.conn.send((self.config, [(i, self.payloads[i]) for i in ids]))
-            except (BrokenPipeError, ConnectionResetError, EOFError):
-                self.pending.extendleft(reversed(ids))  # it died while idle: try again on a new one
-                self._swap(worker, self.pool._replace(worker))
-                continue
-            worker.inflight.extend(ids)
-            worker.started_at = now
+        for worker in list(self.mine):
+            while (self.pending or self.held) and worker.ready and len(worker.chunks) < 2:
+                ids, data = self.held or self._pack(chunk)
+                self.held = None
+                if worker.chunks and len(data) > worker.pipeline_bytes:
+                    self.held = (ids, data)  # too big to queue behind a running check
+                    break
+                try:
+                    worker.conn.send_bytes(data)
+                except (BrokenPipeError, ConnectionResetError, EOFError):
+                    self.held = (ids, data)  # it died: the chunk goes to another (or a new) worker
+                    self._lost(worker)
+                    break
+                if not worker.inflight:
+                    worker.started_at = now
+                worker.inflight.extend(ids)
+                worker.chunks.append(len(ids))
+
+    def _pack(self, size: int) -> tuple[list[int], bytes]:
+        ids = [self.pending.popleft() for _ in range(min(size, len(self.pending)))]
+        return ids, pickle.dumps((self.config, [(i, self.payloads[i]) for i in ids]), pickle.HIGHEST_PROTOCOL)
 
     def _wait(self) -> None:
+        """Sleep until a worker answers or a deadline passes, then take in every answer waiting.
+
+        While every worker still has queued work, wake-ups are at least :data:`MIN_WAKE_INTERVAL`
+        apart, so many answers are taken in per wake-up instead of one.
+        """
         busy = [w for w in self.mine if w.inflight or not w.ready]
         if not busy:
             return
+        if all(len(w.chunks) > 1 for w in self.mine):
+            time.sleep(max(0.0, self.woke_at + MIN_WAKE_INTERVAL - time.monotonic()))
         now = time.monotonic()
         deadlines = [w.started_at + self.timeout if w.ready else w.spawned_at + self.pool.startup_timeout
                      for w in busy]
         for conn in wait([w.conn for w in busy], timeout=max(0.0, min(deadlines) - now)):
             worker = next(w for w in busy if w.conn is conn)
             self._receive(worker)
+        self.woke_at = time.monotonic()
 
     def _receive(self, worker: _Worker) -> None:
         if not worker.ready:
@@ -425,6 +468,9 @@ class _Batch:
             expected = worker.inflight.popleft()
             if job_id != expected:
                 raise RuntimeError(f"worker {worker.pid} answered item {job_id}, expected {expected}")
+            worker.chunks[0] -= 1
+            if not worker.chunks[0]:
+                worker.chunks.popleft()
             self.outcomes[job_id] = Outcome(kind, value)
             worker.started_at = now
 
@@ -433,8 +479,7 @@ class _Batch:
         if worker.inflight:
             head = worker.inflight.popleft()
             self.outcomes[head] = Outcome("error", f"the worker process died (exit code {code}) during this check")
-            self.pending.extendleft(reversed(worker.inflight))
-            worker.inflight.clear()
+            self._requeue(worker)
         logger.warning("math worker %d exited with code %s; starting a new one", worker.pid, code)
         self._swap(worker, self.pool._replace(worker))
 
@@ -447,10 +492,15 @@ class _Batch:
             if worker.ready and worker.inflight and now >= worker.started_at + self.timeout:
                 head = worker.inflight.popleft()
                 self.outcomes[head] = Outcome("timeout")
-                self.pending.extendleft(reversed(worker.inflight))
-                worker.inflight.clear()
+                self._requeue(worker)
                 logger.info("check %d exceeded %.3g s; killing worker %d", head, self.timeout, worker.pid)
                 self._swap(worker, self.pool._replace(worker))
+
+    def _requeue(self, worker: _Worker) -> None:
+        """Put the worker's unanswered items back at the front of the queue."""
+        self.pending.extendleft(reversed(worker.inflight))
+        worker.inflight.clear()
+        worker.chunks.clear()
 
     def _swap(self, old: _Worker, new: _Worker) -> None:
         self.mine[self.mine.index(old)] = new
@@ -459,9 +509,9 @@ class _Batch:
         idle = [w for w in self.mine if w.ready and not w.inflight]
         if not idle:
             return
-        if not self.pending:
+        if not self.pending and not self.held:
             keep = []
-        elif self.pool._waiting and len(self.mine) > 1:
+        elif self.pool._waiting and len(self.mine) > 1 and not self.held:
             keep = idle[1:]  # hand one worker to a waiting thread
         else:
             return
@@ -470,17 +520,17 @@ class _Batch:
         self.pool._checkin(released)
 
 
-_registry: dict[tuple[str, str, int | None], WorkerPool] = {}
+_registry: dict[tuple[str, int | None, str, int], WorkerPool] = {}
 _registry_lock = threading.Lock()
 
 
-def shared_pool(handler: str, num_workers: int | None = None, initializer: str = "") -> WorkerPool:
-    """The process-wide pool for ``(handler, initializer, num_workers)``, created on first use."""
-    key = (handler, initializer, num_workers)
+def shared_pool(handler: str, num_workers: int | None = None, initializer: str = "", memory_limit: int = 0) -> WorkerPool:
+    """The process-wide pool for these settings (see :class:`WorkerPool`), created on first use."""
+    key = (handler, num_workers, initializer, memory_limit)
     with _registry_lock:
         pool = _registry.get(key)
         if pool is None:
-            pool = _registry[key] = WorkerPool(handler, num_workers, initializer)
+            pool = _registry[key] = WorkerPool(handler, num_workers, initializer, memory_limit)
         return pool
 
 

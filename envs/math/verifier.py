@@ -6,8 +6,8 @@ import asyncio
 from collections.abc import Sequence
 from typing import Any
 
-from envs.math.extraction import ANSWER_FORMATS
-from envs.math.grading import GradingConfig
+from envs.math.config import GradingConfig
+from envs.math.extraction import ANSWER_FORMATS, clean_answer, extract_answers
 from envs.math.pool import Outcome, WorkerPool, shared_pool
 from rlenv.types import RewardResult, Status, Task
 
@@ -43,6 +43,10 @@ class MathVerifier:
         max_answer_chars: Longer answers are not parsed (a final one is ``unparsable``).
         max_answers: More different answers than this is ``incorrect``.
         num_workers: Worker processes (default: the CPU cores available).
+        max_memory_mb: Address-space cap of each worker process (None: no cap), so an answer
+            like ``2^{2^{40}}`` cannot exhaust the machine's memory before its deadline:
+            math-verify then fails to parse it (it is compared as text) or the check is an
+            ``error``.
         float_rounding, numeric_precision, strict: Passed to ``math_verify.verify``.
 
     Results: value 1.0 with status ``correct``, else 0.0 with ``incorrect``, ``unparsable``,
@@ -64,6 +68,7 @@ class MathVerifier:
         max_answer_chars: int = 1_000,
         max_answers: int = 8,
         num_workers: int | None = None,
+        max_memory_mb: int | None = 2048,
         float_rounding: int = 6,
         numeric_precision: int = 15,
         strict: bool = True,
@@ -74,20 +79,24 @@ class MathVerifier:
             raise ValueError(f"max_completion_chars must be a positive int, got {max_completion_chars!r}")
         if num_workers is not None and (not isinstance(num_workers, int) or num_workers < 1):
             raise ValueError(f"num_workers must be a positive int or None, got {num_workers!r}")
+        if max_memory_mb is not None and (not isinstance(max_memory_mb, int) or max_memory_mb < 256):
+            raise ValueError(f"max_memory_mb must be an int >= 256 (a worker needs ~200 MB) or None, got {max_memory_mb!r}")
         self.config = GradingConfig(tuple(formats), bool(last_number), hedging, max_answer_chars, max_answers,
                                     float_rounding, numeric_precision, strict)
         self.timeout = float(timeout)
         self.max_completion_chars = max_completion_chars
         self.num_workers = num_workers
+        self.max_memory_mb = max_memory_mb
 
     def __repr__(self) -> str:
         return (f"MathVerifier(config={self.config}, timeout={self.timeout}, "
-                f"max_completion_chars={self.max_completion_chars}, num_workers={self.num_workers})")
+                f"max_completion_chars={self.max_completion_chars}, num_workers={self.num_workers}, "
+                f"max_memory_mb={self.max_memory_mb})")
 
     @property
     def pool(self) -> WorkerPool:
         """The process-wide worker pool this verifier uses."""
-        return shared_pool(_HANDLER, self.num_workers, _INITIALIZER)
+        return shared_pool(_HANDLER, self.num_workers, _INITIALIZER, (self.max_memory_mb or 0) * 2**20)
 
     def __call__(self, task: Task, completion: str) -> RewardResult:
         return self.score_batch([task], [completion])[0]
@@ -119,6 +128,21 @@ class MathVerifier:
             for i, outcome in zip(positions, self.pool.run(self.config, jobs, self.timeout)):
                 results[i] = self._from_outcome(outcome)
         return results  # type: ignore[return-value]
+
+    def equivalent(self, task: Task, a: str, b: str) -> bool:
+        """Whether completions ``a`` and ``b`` commit to the same answer, by math-verify (for maj@k).
+
+        ``a``'s final answer is taken as the reference and ``b`` is graded against it, in the
+        worker pool under the same deadline as scoring; so ``1/2`` and ``0.5`` are equivalent. A
+        completion with no final answer is equivalent to nothing; a timeout or error counts as
+        "not equivalent".
+        """
+        found = extract_answers(a, self.config.formats, self.config.last_number)
+        answer = clean_answer(found.final) if found.answers else ""
+        if not answer or len(answer) > self.config.max_answer_chars or len(b) > self.max_completion_chars:
+            return False
+        outcome = self.pool.run(self.config, [(answer, str(b))], self.timeout)[0]
+        return outcome.kind == "ok" and outcome.value[0] == Status.CORRECT.value
 
     async def ascore_batch(self, tasks: Sequence[Task], completions: Sequence[str]) -> list[RewardResult]:
         """:meth:`score_batch` for event loops: runs in a thread, so the loop keeps running."""

@@ -18,6 +18,15 @@ from rlenv.sources import DatasetSource, load_rows
 OUTCOME_MODES = ("gate", "sum")
 
 
+def default_problems(n: int = 64, seed: int = 0) -> list[dict[str, Any]]:
+    """Synthetic arithmetic problems (:mod:`envs.prm.synthetic`) as ``{"id", "prompt", "reference"}`` rows.
+
+    No gold completions: which solutions a PRM accepts depends on the checkpoint.
+    """
+    return [{"id": f"arith-{seed}-{i}", "prompt": row["prompt"], "reference": str(row["answer"])}
+            for i, row in enumerate(arithmetic_stepwise_rows(n, seed=seed))]
+
+
 class PRMEnv(TextEnv):
     """Single-turn episodes rewarded by a PRM: an aggregate value plus dense ``step_rewards``.
 
@@ -25,7 +34,7 @@ class PRMEnv(TextEnv):
         model: Local directory or hub name of the PRM checkpoint.
         data_files: Rows with a prompt column; TRL ``stepwise_supervision`` rows (``prompt``,
             ``completions``, ``labels``) are recognised (the gold completion is the joined steps of
-            an all-correct row). Default: synthetic arithmetic rows (:mod:`envs.prm.synthetic`).
+            an all-correct row). Default: :func:`default_problems`.
         fields: Column mapping for plain prompt rows.
         splitter: A :class:`StepSplitter` or its keyword arguments as a dict (JSON-friendly).
         prm_kwargs: Other :class:`PRMVerifier` options (``kind``, ``aggregation``, ``dense``, ``eta``,
@@ -61,7 +70,7 @@ class PRMEnv(TextEnv):
             raise ValueError(f"outcome_mode must be one of {OUTCOME_MODES}, got {outcome_mode!r}")
         if isinstance(splitter, Mapping):
             splitter = StepSplitter(**splitter)
-        rows = load_rows(data_files if data_files is not None else arithmetic_stepwise_rows(64, seed=0))
+        rows = load_rows(data_files if data_files is not None else default_problems())
         if {"completions", "labels"} <= set(rows.column_names):
             source = stepwise_source(rows, step_separator)
         else:

@@ -29,6 +29,9 @@ _OR_ALTERNATIVES = re.compile(
     rf"(?:(?:maybe|possibly|perhaps|even|else|rather|about|around)\s+)?(?P<last>{_NUM})",
     re.IGNORECASE,
 )
+_HEDGE_CUE = re.compile(r"\b(?:also (?:plausible|possible|correct|valid)|alternatively|might be|could (?:also )?be|"
+                        r"possibly|perhaps|maybe|not sure|either)\b", re.IGNORECASE)
+_ARITHMETIC = re.compile(r"=|\d\s*[-+*/×x÷·]\s*\d")
 _MAX_ANSWER_WORDS = 6
 _SENTENCES = re.compile(r"[^.!?\n]*(?:\.(?=\d)[^.!?\n]*)*[.!?\n]?")
 
@@ -58,7 +61,8 @@ def detect_answer_hedging(completion: str, reference: Any = None) -> Detection:
     Returns:
         A :class:`Detection` with kind ``several_answers`` (distinct answers in separate spans),
         ``candidate_list`` (one span listing candidates, e.g. ``\\boxed{1, 2, 3}``) or
-        ``or_alternatives`` (the last sentence offers numeric alternatives, "12 or 14").
+        ``or_alternatives`` (the last sentence offers numeric alternatives, "12 or 14", or names
+        two numbers with a hedge such as "240 is also plausible" and no arithmetic).
 
     A completion without any marked answer that is itself short (at most 6 words) is read as the
     answer ("Paris or Lyon"). Answer spans of more than 6 words (not counting math) are prose, not answers; with a numeric reference only
@@ -83,10 +87,17 @@ def detect_answer_hedging(completion: str, reference: Any = None) -> Detection:
         shown = ", ".join(quote(v, 30) for v in list(seen.values())[:6])
         return Detection(NAME, True, 1.0, kind,
                          f"{len(seen)} distinct final answers ({shown}); the reference has {allowed}")
-    match = _OR_ALTERNATIVES.search(_last_numeric_sentence(completion))
-    if match and answer_key(match.group("first")) != answer_key(match.group("last")) and allowed == 1:
+    if allowed > 1:
+        return Detection.clean(NAME)
+    last = _last_numeric_sentence(completion)
+    match = _OR_ALTERNATIVES.search(last)
+    if match and answer_key(match.group("first")) != answer_key(match.group("last")):
         return Detection(NAME, True, 1.0, "or_alternatives",
                          f"the last sentence offers alternatives: {quote(match.group(0), 60)}")
+    cue = _HEDGE_CUE.search(last)
+    if cue and len({answer_key(n) for n in re.findall(_NUM, last)}) >= 2 and not _ARITHMETIC.search(last):
+        return Detection(NAME, True, 1.0, "or_alternatives",
+                         f"the last sentence hedges ({cue.group(0)!r}) between numbers: {quote(last, 80)}")
     return Detection.clean(NAME)
 
 

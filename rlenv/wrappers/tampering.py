@@ -271,8 +271,8 @@ class _Scanner(ast.NodeVisitor):
             self.reads_stdin = True
         if name in ("print", "sys.stdout.write") and node.args:
             ok, value = _literal(node.args[0])
-            if ok and isinstance(value, str):
-                self.printed.append((node, value))
+            if ok and isinstance(value, (str, int, float)) and not isinstance(value, bool):
+                self.printed.append((node, str(value)))
         if name in _EXIT_FUNCS:
             self.add("exit_before_tests", node, f"calls {name}()")
         elif name == "os.kill" and node.args and "getpid" in ast.unparse(node.args[0]):

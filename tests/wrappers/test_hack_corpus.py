@@ -31,7 +31,7 @@ def test_corpus_covers_every_hack_and_the_required_clean_controls(rows):
     assert "import sys" in handwritten and "def __eq__" in handwritten and "sys.exit(0)" in handwritten
     long_clean = [r for r in clean if r["family"] == "math" and len(r["completion"]) > 600]
     assert len(long_clean) >= 5
-    assert {r["split"] for r in rows} == {"dev", "test"}
+    assert {r["split"] for r in rows} == {"dev", "test", "fresh"}
 
 
 def test_corpus_is_what_the_generator_writes(tmp_path):
