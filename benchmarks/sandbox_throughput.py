@@ -22,9 +22,9 @@ import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from sandbox import ContainerSpec, JobStatus, Limits, ProgramJob, SandboxPool  # noqa: E402
+from sandbox import ContainerSpec, IOCase, JobStatus, Limits, ProgramJob, SandboxPool  # noqa: E402
 
-TRIVIAL = "print(1)"
+TRIVIAL = "print(1)"  # checked against the expected output "1" in both methods
 LIMITS = Limits(timeout_s=10, test_timeout_s=5)
 
 
@@ -34,7 +34,7 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def pool_trivial(pool: SandboxPool, jobs: int) -> dict:
-    job = ProgramJob(TRIVIAL, limits=LIMITS)
+    job = ProgramJob(TRIVIAL, [IOCase("", "1")], limits=LIMITS)
     pool.map([job] * 50)  # warm-up
     single = [pool.run(job).timings["run_s"] for _ in range(200)]  # one at a time: latency without queueing
     began = time.perf_counter()
