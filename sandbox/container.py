@@ -201,8 +201,12 @@ class ContainerSession:
                     logger.warning("could not remove sandbox container %s: %s", container_id[:12], exc)
 
     @property
-    def alive(self) -> bool:
-        """The container is started and its stream has not ended."""
+    def running(self) -> bool:
+        """The container was started and its stream has not been seen to end (no I/O)."""
+        return self._raw is not None
+
+    def idle_check(self) -> bool:
+        """For the owning thread, with no job in flight: the stream is still open and silent."""
         if self._raw is None:
             return False
         try:
@@ -248,11 +252,6 @@ class ContainerSession:
             raise ContainerError(f"container {self.name} answered job {answered} instead of {job_id}")
         self.jobs_run += 1
         return report
-
-    def execute(self, payload: bytes, job_id: str, deadline: float) -> dict[str, Any]:
-        """:meth:`send` one job and :meth:`receive` its report."""
-        self.send(payload)
-        return self.receive(job_id, deadline)
 
     # -- the multiplexed attach stream: 8-byte frame headers (stream, 0, 0, 0, size)
     def _fill(self, deadline: float) -> bool:

@@ -42,6 +42,8 @@ from sandbox.jobs import Job, JobResult, encode_job
 logger = logging.getLogger(__name__)
 
 _STOP = object()
+#: Container memory kept for the runner and the grader, MiB.
+RUNNER_RESERVE_MB = 96
 #: Jobs larger than this (encoded) are never sent while another job runs in the container.
 PIPELINE_MAX_BYTES = 32 << 10
 _LIVE_POOLS: weakref.WeakSet[SandboxPool] = weakref.WeakSet()
@@ -210,6 +212,11 @@ class SandboxPool:
         :class:`SandboxBusy`). Starts the pool on first use.
         """
         encode_job(job, "check")  # a malformed job raises here, in the caller
+        room = self.spec.memory_mb - self.spec.tmpfs_mb - RUNNER_RESERVE_MB
+        if job.limits.memory_mb > room:
+            raise ValueError(f"the job asks for {job.limits.memory_mb} MiB but this pool's containers leave {room} MiB "
+                             f"to a job (ContainerSpec.memory_mb={self.spec.memory_mb}, tmpfs_mb={self.spec.tmpfs_mb}): "
+                             "use a bigger ContainerSpec")
         self._check_process()
         if not self._started:
             self.start()
@@ -242,7 +249,7 @@ class SandboxPool:
 
     def stats(self) -> dict[str, Any]:
         """Containers alive, jobs done, containers replaced."""
-        return {"size": self.size, "alive": sum(1 for s in self._sessions if s is not None and s.alive),
+        return {"size": self.size, "alive": sum(1 for s in self._sessions if s is not None and s.running),
                 "jobs_done": self.jobs_done, "replaced": self.replaced,
                 "containers": [s.name for s in self._sessions if s is not None]}
 
@@ -287,7 +294,7 @@ class SandboxPool:
 
     def _session(self, slot: int) -> ContainerSession:
         session = self._sessions[slot]
-        if session is not None and session.alive:
+        if session is not None and session.idle_check():
             return session
         if session is not None:
             self._replace(slot, session, ContainerError(f"container {session.name} died while idle"))

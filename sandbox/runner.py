@@ -62,7 +62,6 @@ HEADER_DIGITS = 16
 GRADER_JOBS = 256
 #: Modules imported once by the runner so that forked jobs do not pay for them.
 PRELOAD = ("collections", "itertools", "functools", "heapq", "bisect", "string", "re", "typing", "random", "copy")
-TEST_STATUSES = ("passed", "failed", "timeout", "memory", "output_limit", "not_run")
 COMPARE_MODES = ("exact", "tokens", "numeric")
 _POLL_IN = select.POLLIN | select.POLLHUP | select.POLLERR
 #: Poll mask for the host stream during a job: only its hang-up matters (a next frame may be pending).

@@ -215,6 +215,11 @@ def test_a_pool_refuses_to_run_in_a_forked_child(docker_ready):
     os.close(read)
 
 
+def test_a_job_needing_more_memory_than_the_containers_is_refused(pool):
+    with pytest.raises(ValueError, match="use a bigger ContainerSpec"):
+        pool.submit(ProgramJob("print(1)", limits=Limits(memory_mb=4096)))
+
+
 def test_missing_image_is_a_clear_error(docker_ready):
     with pytest.raises(SandboxUnavailable, match="rlenv sandbox build"):
         SandboxPool(1, ContainerSpec(image="rlenv-sandbox:does-not-exist")).start()
