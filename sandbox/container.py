@@ -90,7 +90,7 @@ class ContainerSpec:
 
     @property
     def environment(self) -> dict[str, str]:
-        return {"LANG": "C.UTF-8", "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1"}
+        return {"LANG": "C.UTF-8", "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1", "HOME": "/tmp"}
 
     def create_kwargs(self) -> dict[str, Any]:
         """Keyword arguments of ``docker.APIClient.create_host_config`` for this spec."""

@@ -298,12 +298,9 @@ def child_setup(limits: dict, workdir: str, fds: dict) -> None:
     default signals, the work directory, rlimits, first in line for the OOM killer."""
     os.setsid()
     _install_fds(fds)
-    for sig in (signal.SIGALRM, signal.SIGTERM, signal.SIGCHLD, signal.SIGUSR1, signal.SIGUSR2):
-        signal.signal(sig, signal.SIG_DFL)
-    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # the runner ignores it; a program expects Python's
     os.chdir(workdir)
     os.umask(0o077)
-    os.environ.update(HOME=workdir, TMPDIR=workdir, PWD=workdir)
     _set_limit(resource.RLIMIT_CORE, 0)
     _set_limit(resource.RLIMIT_NOFILE, int(limits["max_open_files"]))
     _set_limit(resource.RLIMIT_FSIZE, int(limits["max_file_bytes"]))
@@ -345,7 +342,7 @@ class Child:
     caller waits for happens.
     """
 
-    def __init__(self, pid: int, pidfd: int, out_fd: int, err_fd: int, cap: int, reap: bool,
+    def __init__(self, pid: int, pidfd: int, out_fd: int, err_fd: int, cap: int, reap: bool, oom_before: int,
                  in_fd: int | None = None, in_data: bytes = b"", request_fd: int | None = None,
                  reply_fd: int | None = None, host_fd: int | None = None):
         self.pid, self.pidfd, self.cap, self.reap = pid, pidfd, cap, reap
@@ -358,7 +355,7 @@ class Child:
         self.captured = 0
         self.done = False
         self.status: int | None = None
-        self.oom_before = oom_kills()
+        self.oom_before = oom_before  # the cgroup's OOM-kill count when the job started
         self.started = time.monotonic()
         self.ended: float | None = None
         self.poll = select.poll()
@@ -916,7 +913,7 @@ def grade_function(meta: dict, grader: dict, fds: list) -> dict:
     limits = meta["limits"]
     request_fd, reply_fd, out_fd, err_fd, pidfd = fds
     child = Child(meta["pid"], pidfd, out_fd, err_fd, int(limits["max_output_bytes"]), reap=False,
-                  request_fd=request_fd, reply_fd=reply_fd)
+                  oom_before=meta["oom_before"], request_fd=request_fd, reply_fd=reply_fd)
     try:
         report = _run_function(child, grader, meta["started"] + float(limits["timeout_s"]),
                                float(limits["test_timeout_s"]))
@@ -1222,7 +1219,7 @@ def _write_files(workdir: str, files: dict) -> None:
             handle.write(base64.b64decode(encoded))
 
 
-def _run_cases(header: dict, candidate: dict, workdir: str) -> list:
+def _run_cases(header: dict, candidate: dict, workdir: str, oom_before: int) -> list:
     """Run the program once per stdin (the runner is the parent, pumping each run)."""
     limits, keep, code = header["limits"], int(header.get("keep_output_bytes", 4096)), candidate["code"]
     job_deadline = time.monotonic() + float(limits["timeout_s"])
@@ -1235,7 +1232,8 @@ def _run_cases(header: dict, candidate: dict, workdir: str) -> list:
             continue
         pid, fds = spawn(limits, workdir, True, False, lambda: program_main(code))
         child = Child(pid, fds["pidfd"], fds["out"], fds["err"], int(limits["max_output_bytes"]), reap=True,
-                      in_fd=fds["in"], in_data=stdin.encode("utf-8", "surrogateescape"), host_fd=0)
+                      oom_before=oom_before, in_fd=fds["in"], in_data=stdin.encode("utf-8", "surrogateescape"),
+                      host_fd=0)
         why = child.pump(min(job_deadline, began + float(limits["test_timeout_s"])))
         child.close()
         run = {"status": "ran", "error": None, "time_s": round(child.elapsed(), 6), "exit_code": child.exit_code(),
@@ -1264,14 +1262,15 @@ def run_job(header: dict, candidate: dict, grader: Grader) -> dict:
         os.mkdir(workdir, 0o700)
         _write_files(workdir, candidate.get("files", {}))
         if header["mode"] == "program":
-            runs = _run_cases(header, candidate, workdir)
+            runs = _run_cases(header, candidate, workdir, oom_before)
             meta = {"mode": "program", "runs": [{"status": r["status"], "error": r["error"],
                                                  "stdout": base64.b64encode(r["stdout"]).decode()} for r in runs]}
         elif header["mode"] == "function":
             code = candidate["code"]
             pid, parts = spawn(limits, workdir, False, True, lambda: function_main(code))
             fds = [parts["request"], parts["reply"], parts["out"], parts["err"], parts["pidfd"]]
-            meta = {"mode": "function", "pid": pid, "started": began, "limits": limits, "keep_output_bytes": keep}
+            meta = {"mode": "function", "pid": pid, "started": began, "limits": limits, "keep_output_bytes": keep,
+                    "oom_before": oom_before}
         else:
             raise ValueError(f"unknown job mode {header['mode']!r}")
     except BaseException:
