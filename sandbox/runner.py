@@ -1051,11 +1051,21 @@ class Grader:
         """
         self.jobs += 1
         data = json.dumps(meta, ensure_ascii=True, allow_nan=False).encode()
+        # One buffer, one send (one wake-up of the grader); zeroed afterwards since it holds the grader part.
+        message = bytearray(_MESSAGE.size + len(data) + len(payload))
+        message[:_MESSAGE.size + len(data)] = _MESSAGE.pack(len(data), len(payload)) + data
+        message[_MESSAGE.size + len(data):] = payload
+        try:
+            return self._exchange(memoryview(message), fds, deadline)
+        finally:
+            message[:] = bytes(len(message))
+
+    def _exchange(self, message: memoryview, fds: list, deadline: float):
         poll = select.poll()
         poll.register(self.sock, select.POLLOUT | _POLL_IN)
         poll.register(self.pidfd, _POLL_IN)
         poll.register(0, _HANG_UP)  # the host hung up: stop everything
-        outgoing = [memoryview(_MESSAGE.pack(len(data), len(payload)) + data + payload)]  # one send wakes it once
+        outgoing = [message]
         received = bytearray()
         while True:
             if len(received) >= _MESSAGE.size:
