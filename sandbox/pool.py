@@ -262,22 +262,34 @@ class SandboxPool:
         retry: collections.deque[_Item] = collections.deque()
         stopping = False
         while True:
-            while not stopping and len(inflight) < self.pipeline:
-                item = retry.popleft() if retry else self._take(block=not inflight)
-                if item is None:
-                    break
-                if item is _STOP:
-                    stopping = True
-                    break
-                if not self._send(slot, item, inflight, retry):
-                    retry.appendleft(item)
-                    break
-            if inflight:
-                self._receive(slot, inflight, retry)
-            elif stopping:
-                for item in retry:
-                    self._finish(item, JobResult.sandbox_error("the sandbox pool was closed before the job ran"))
-                return
+            item = None
+            try:
+                while not stopping and len(inflight) < self.pipeline:
+                    item = retry.popleft() if retry else self._take(block=not inflight)
+                    if item is None:
+                        break
+                    if item is _STOP:
+                        stopping = True
+                        break
+                    if not self._send(slot, item, inflight, retry):
+                        retry.appendleft(item)
+                        break
+                    item = None
+                if inflight:
+                    self._receive(slot, inflight, retry)
+                elif stopping:
+                    for waiting in retry:
+                        self._finish(waiting, JobResult.sandbox_error("the sandbox pool was closed before the job ran"))
+                    return
+            except Exception as exc:  # a bug here must still give every job its one result
+                logger.exception("sandbox worker %d failed", slot)
+                error = JobResult.sandbox_error(f"sandbox worker error: {type(exc).__name__}: {exc}")
+                for lost in [*inflight, *([item] if isinstance(item, _Item) and item not in retry else [])]:
+                    if not lost.future.done():
+                        self._finish(lost, error)
+                inflight.clear()
+                if self._sessions[slot] is not None:
+                    self._replace(slot, self._sessions[slot], exc)
 
     def _take(self, block: bool):
         """The next job from the queue (None when there is none and ``block`` is False)."""
@@ -368,18 +380,18 @@ class SandboxPool:
             inflight.clear()
             return
         now = time.monotonic()
-        inflight.popleft()
-        if inflight:
-            inflight[0].head_since = now
         timings["run_s"] = round(now - head.head_since, 6)
-        if report.get("fatal"):
-            self._replace(slot, session, ContainerError(str(report["fatal"])))
-            self._requeue(inflight, retry, str(report["fatal"]))
-            inflight.clear()
         try:
             result = JobResult.from_report(report, timings, session.name)
         except ValueError as exc:
             result = JobResult.sandbox_error(str(exc), timings, session.name)
+        inflight.popleft()  # only now: until it has its result, a failure here resolves it
+        if inflight:
+            inflight[0].head_since = now
+        if report.get("fatal"):
+            self._replace(slot, session, ContainerError(str(report["fatal"])))
+            self._requeue(inflight, retry, str(report["fatal"]))
+            inflight.clear()
         self._finish(head, result)
 
 

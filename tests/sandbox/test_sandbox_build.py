@@ -104,3 +104,15 @@ def test_with_ci_true_docker_tests_fail_instead_of_skipping(tmp_path):
     assert in_ci.returncode != 0 and "1 error" in in_ci.stdout and "CI=true" in in_ci.stdout, in_ci.stdout
     local = subprocess.run(command, capture_output=True, text=True, env={**env, "CI": "false"}, timeout=120)
     assert local.returncode == 0 and "1 skipped" in local.stdout, local.stdout
+
+
+@pytest.mark.parametrize("error,advice", [
+    (PermissionError(13, "Permission denied"), "add your user to the 'docker' group"),
+    (ConnectionError("('Connection aborted.', FileNotFoundError(2, 'No such file or directory'))"),
+     "install it (apt-get install docker.io) and start it"),
+    (RuntimeError("server gave HTTP 500"), "is not usable: server gave HTTP 500"),
+])
+def test_doctor_words_for_engine_problems(error, advice):
+    from sandbox.doctor import _engine_problem
+
+    assert advice in _engine_problem(error)

@@ -220,6 +220,25 @@ def test_a_job_needing_more_memory_than_the_containers_is_refused(pool):
         pool.submit(ProgramJob("print(1)", limits=Limits(memory_mb=4096)))
 
 
+def test_a_bug_in_a_worker_still_resolves_the_job(docker_ready, monkeypatch):
+    from sandbox import jobs
+
+    original = jobs.JobResult.from_report
+    calls = []
+
+    def broken_once(report, timings, container):
+        calls.append(1)
+        if len(calls) == 1:
+            raise RuntimeError("injected worker bug")
+        return original(report, timings, container)
+
+    monkeypatch.setattr(jobs.JobResult, "from_report", staticmethod(broken_once))
+    with SandboxPool(1) as single:
+        first = single.submit(ProgramJob("print(1)", limits=QUICK)).result(timeout=60)
+        assert first.status is JobStatus.SANDBOX_ERROR and "injected worker bug" in first.error
+        assert single.run(ProgramJob("print(2)", [IOCase("", "2")], limits=QUICK)).ok
+
+
 def test_missing_image_is_a_clear_error(docker_ready):
     with pytest.raises(SandboxUnavailable, match="rlenv sandbox build"):
         SandboxPool(1, ContainerSpec(image="rlenv-sandbox:does-not-exist")).start()
