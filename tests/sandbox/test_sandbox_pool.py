@@ -270,7 +270,9 @@ def test_containers_are_removed_on_ctrl_c_and_on_kill(docker_ready, client, how)
         time.sleep(1.0)  # a job is running in one container
         process.send_signal(how)
         process.wait(timeout=30)
-        assert wait_until(lambda: pool_containers(client, pool_id) == [], timeout_s=20)
+        left = [] if wait_until(lambda: pool_containers(client, pool_id) == [], timeout_s=60) else \
+            [(c.name, c.status, c.logs(tail=5)) for c in pool_containers(client, pool_id)]
+        assert left == []
     finally:
         if process.poll() is None:
             process.kill()
