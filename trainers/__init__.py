@@ -8,14 +8,20 @@ Shared core, stable for other modules and users:
 * :mod:`trainers.rollout` - generation (``HFGenerator`` or any generate function) and scoring
   (``collect``, ``run_episodes``, ``ScoreFnEnv``);
 * :mod:`trainers.sft` - supervised warm-up on gold completions (``sft``, ``gold_examples``).
+
+Algorithms: :data:`ALGORITHMS` (presets ``reinforce_pp``, ``reinforce_pp_baseline``, ``rloo``,
+``grpo``, ``dr_grpo``, ``dapo``, ``gspo``, ``cispo``, ``ppo``) built from
+:mod:`trainers.advantages` and :mod:`trainers.losses`, run by :class:`Trainer`.
 """
 
+from trainers.algorithms import ALGORITHMS, Algorithm
 from trainers.batch import EpisodeBatch
 from trainers.logprobs import batch_logprobs, completion_logprobs, sequence_logprobs
 from trainers.rollout import Generation, HFGenerator, SamplingConfig, ScoreFnEnv, collect, run_episodes
 from trainers.sft import gold_examples, sft
+from trainers.trainer import Trainer, TrainerConfig
 
 __all__ = [
-    "EpisodeBatch", "Generation", "HFGenerator", "SamplingConfig", "ScoreFnEnv", "batch_logprobs", "collect",
+    "ALGORITHMS", "Algorithm", "EpisodeBatch", "Trainer", "TrainerConfig", "Generation", "HFGenerator", "SamplingConfig", "ScoreFnEnv", "batch_logprobs", "collect",
     "completion_logprobs", "gold_examples", "run_episodes", "sequence_logprobs", "sft",
 ]

@@ -73,9 +73,13 @@ def selective_log_softmax(logits: torch.Tensor, index: torch.Tensor, chunk_size:
     """
     flat = logits.reshape(-1, logits.shape[-1])
     idx = index.reshape(-1)
-    out = [_gather_logprob(flat[s: s + chunk_size].float(), idx[s: s + chunk_size])
+    out = [_gather_logprob(_at_least_fp32(flat[s: s + chunk_size]), idx[s: s + chunk_size])
            for s in range(0, flat.shape[0], chunk_size)]
     return (torch.cat(out) if out else flat.new_zeros(0, dtype=torch.float32)).reshape(index.shape)
+
+
+def _at_least_fp32(x: torch.Tensor) -> torch.Tensor:
+    return x.to(torch.promote_types(x.dtype, torch.float32))
 
 
 def _gather_logprob(logits: torch.Tensor, index: torch.Tensor) -> torch.Tensor:
@@ -90,7 +94,7 @@ def _entropy(logits: torch.Tensor) -> torch.Tensor:
 def entropy_from_logits(logits: torch.Tensor, chunk_size: int = DEFAULT_CHUNK_SIZE) -> torch.Tensor:
     """Entropy (nats) of ``softmax(logits)`` over the last dim, chunked over rows, float32."""
     flat = logits.reshape(-1, logits.shape[-1])
-    out = [_entropy(flat[s: s + chunk_size].float()) for s in range(0, flat.shape[0], chunk_size)]
+    out = [_entropy(_at_least_fp32(flat[s: s + chunk_size])) for s in range(0, flat.shape[0], chunk_size)]
     return (torch.cat(out) if out else flat.new_zeros(0, dtype=torch.float32)).reshape(logits.shape[:-1])
 
 
@@ -108,7 +112,8 @@ def _logit_softcap(model: Any) -> float | None:
 
 def _head_chunk(hidden: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None, index: torch.Tensor,
                 temperature: float, softcap: float | None, with_entropy: bool) -> tuple[torch.Tensor, torch.Tensor]:
-    logits = torch.nn.functional.linear(hidden, weight, bias).float()
+    logits = torch.nn.functional.linear(hidden, weight, bias)
+    logits = _at_least_fp32(logits)
     if softcap is not None:
         logits = softcap * torch.tanh(logits / softcap)
     logits = logits / temperature
@@ -142,7 +147,7 @@ def head_logprobs(
         logp, ent = checkpoint(_head_chunk, *args, use_reentrant=False) if grad else _head_chunk(*args)
         logps.append(logp)
         ents.append(ent)
-    empty = hidden.new_zeros(0, dtype=torch.float32)
+    empty = hidden.new_zeros(0, dtype=torch.promote_types(hidden.dtype, torch.float32))
     logp = torch.cat(logps) if logps else empty
     return logp, ((torch.cat(ents) if ents else empty) if with_entropy else None)
 
@@ -208,7 +213,7 @@ def completion_logprobs(
         P, T = prompt_ids.shape[1], completion_ids.shape[1]
         out = model(input_ids=input_ids, attention_mask=attention_mask, position_ids=position_ids, use_cache=False,
                     logits_to_keep=T + 1, output_hidden_states=with_hidden)
-        logits = out.logits[:, :-1].float() / temperature
+        logits = _at_least_fp32(out.logits[:, :-1]) / temperature
         logp = torch.where(mask, selective_log_softmax(logits, completion_ids, chunk_size), 0.0)
         ent = torch.where(mask, entropy_from_logits(logits, chunk_size), 0.0) if with_entropy else None
         hidden = out.hidden_states[-1][:, P - 1: P - 1 + T] if with_hidden else None
@@ -219,10 +224,8 @@ def completion_logprobs(
     logp_flat, ent_flat = head_logprobs(valid, model.get_output_embeddings(), completion_ids[mask],
                                         temperature=temperature, chunk_size=chunk_size, with_entropy=with_entropy,
                                         softcap=softcap)
-    logp = torch.zeros(mask.shape, dtype=torch.float32, device=mask.device).masked_scatter(mask, logp_flat)
-    ent = None
-    if with_entropy:
-        ent = torch.zeros(mask.shape, dtype=torch.float32, device=mask.device).masked_scatter(mask, ent_flat)
+    logp = logp_flat.new_zeros(mask.shape).masked_scatter(mask, logp_flat)
+    ent = ent_flat.new_zeros(mask.shape).masked_scatter(mask, ent_flat) if with_entropy else None
     return LogprobOutput(logp, ent, hidden if with_hidden else None)
 
 

@@ -8,4 +8,5 @@ COMMAND_MODULES = [
     "rlenv.commands.eval",
     "rlenv.commands.compare",
     "rlenv.commands.audit",
+    "rlenv.commands.sandbox",
 ]

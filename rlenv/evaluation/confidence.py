@@ -14,6 +14,8 @@ import numpy as np
 
 #: Bootstrap interval methods accepted by :func:`bootstrap_ci` (SciPy's names).
 CI_METHODS = ("percentile", "basic", "BCa")
+#: Resampled values held in memory at once by the bootstrap (bounds memory for large task sets).
+_BATCH_ELEMENTS = 4_000_000
 
 
 @dataclasses.dataclass(frozen=True)
@@ -80,7 +82,8 @@ def bootstrap_ci(
     if np.all(arr == arr[0]):
         return Estimate(mean, mean, mean, confidence, int(arr.size))
     result = stats.bootstrap((arr,), np.mean, n_resamples=n_resamples, confidence_level=confidence,
-                             method=method, vectorized=True, batch=256, rng=np.random.default_rng(seed))
+                             method=method, vectorized=True, batch=max(1, _BATCH_ELEMENTS // arr.size),
+                             rng=np.random.default_rng(seed))
     low, high = float(result.confidence_interval.low), float(result.confidence_interval.high)
     return Estimate(mean, low, high, confidence, int(arr.size))
 

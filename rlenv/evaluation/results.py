@@ -182,28 +182,28 @@ def summarize(
     """
     rows = list(rows)
     tasks = group_by_task(rows)
-    names = metric_names(tasks, ks, families)
+    values = {name: per_task_values(tasks, name) for name in metric_names(tasks, ks, families)}
 
-    def table(subset: Sequence[TaskSamples]) -> dict[str, Any]:
-        return {name: bootstrap_ci(per_task_values(subset, name), confidence, n_resamples, seed=seed).to_dict()
-                for name in names}
+    def table(members: np.ndarray) -> dict[str, Any]:
+        return {name: bootstrap_ci(v[members], confidence, n_resamples, seed=seed).to_dict()
+                for name, v in values.items()}
 
     breakdowns: dict[str, Any] = {}
     for field in by:
         if all(field not in t.metadata for t in tasks):
             fields = sorted({key for t in tasks for key in t.metadata})
             raise ValueError(f"no task has metadata field {field!r}; fields present: {fields}")
-        groups: dict[str, list[TaskSamples]] = collections.defaultdict(list)
-        for t in tasks:
-            groups[str(t.metadata.get(field, "(missing)"))].append(t)
-        breakdowns[field] = {value: {"num_tasks": len(group), "metrics": table(group)}
-                             for value, group in sorted(groups.items())}
+        groups: dict[str, list[int]] = collections.defaultdict(list)
+        for i, t in enumerate(tasks):
+            groups[str(t.metadata.get(field, "(missing)"))].append(i)
+        breakdowns[field] = {value: {"num_tasks": len(members), "metrics": table(np.array(members))}
+                             for value, members in sorted(groups.items())}
     return {
         "num_tasks": len(tasks),
         "num_samples": len(rows),
         "samples_per_task": {"min": min(t.n for t in tasks), "max": max(t.n for t in tasks)},
         "status": dict(collections.Counter(str(r["status"]) for r in rows)),
-        "metrics": table(tasks),
+        "metrics": table(np.arange(len(tasks))),
         "by": breakdowns,
         "bootstrap": {"confidence": confidence, "n_resamples": n_resamples, "seed": seed, "unit": "task"},
     }

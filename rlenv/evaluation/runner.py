@@ -27,6 +27,7 @@ from tqdm.auto import tqdm
 from rlenv.evaluation.clustering import answer_equivalence, cluster_answers
 from rlenv.evaluation.report import markdown_summary, plot_pass_at_k
 from rlenv.evaluation.results import METRIC_FAMILIES, summarize
+from rlenv.scoring import resolve_samples as resolve_samples_to_tasks
 from rlenv.scoring import score_tasks
 from rlenv.types import Completion, Task
 
@@ -126,26 +127,20 @@ def check_config(out_dir: str | Path, config: Mapping[str, Any]) -> None:
 def resolve_samples(env: Any, samples: Iterable[Mapping[str, Any]]) -> list[SampleRequest]:
     """Turn sample rows ``{"task_id" | "index", "completion", ["sample"], ["truncated"]}`` into requests.
 
-    ``sample`` defaults to the row's rank among the rows of the same task (0, 1, 2, ...).
-    ``"truncated": true`` marks a completion cut at the generator's length limit.
+    Tasks are resolved by :func:`rlenv.scoring.resolve_samples`. ``sample`` defaults to the row's
+    rank among the rows of the same task (0, 1, 2, ...); ``"truncated": true`` marks a completion
+    cut at the generator's length limit.
     """
-    base = env.unwrapped
+    rows = list(samples)
+    tasks, completions = resolve_samples_to_tasks(env, rows)
+    source = env.unwrapped.source
     seen: collections.Counter[str] = collections.Counter()
     requests = []
-    for n, row in enumerate(samples):
-        if not isinstance(row, Mapping) or not isinstance(row.get("completion"), str):
-            raise ValueError(f"sample {n} must be an object with a string 'completion', got {row!r:.120}")
-        if "task_id" in row:
-            index = base.resolve_index({"task_id": row["task_id"]})
-        elif "index" in row:
-            index = base.resolve_index({"index": row["index"]})
-        else:
-            raise ValueError(f"sample {n} names no task: add 'task_id' or 'index' ({row!r:.120})")
-        task = base.source[index]
+    for row, task, completion in zip(rows, tasks, completions, strict=True):
         number = int(row["sample"]) if "sample" in row else seen[task.id]
         seen[task.id] += 1
-        completion = Completion(row["completion"], truncated=bool(row.get("truncated", False)))
-        requests.append(SampleRequest(index, task, number, completion))
+        requests.append(SampleRequest(source.index_of(task.id), task, number,
+                                      Completion(completion, truncated=bool(row.get("truncated", False)))))
     return requests
 
 

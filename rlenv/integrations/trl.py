@@ -117,6 +117,7 @@ def reward_funcs(
     env: Any,
     components: Sequence[str] = (),
     env_id: str | None = None,
+    name: str | None = None,
     executor: Any = "thread",
     max_workers: int | None = None,
 ) -> list[EnvReward]:
@@ -127,15 +128,18 @@ def reward_funcs(
         components: Names in ``RewardResult.components`` to expose as extra reward functions (give
             them weight 0 in ``GRPOConfig.reward_weights`` to log them without training on them).
         env_id: When set, rows whose ``env_id`` column names another environment get ``None``.
+        name: The reward's name in TRL's logs (default ``rlenv/<verifier name>``); give each of
+            several environments sharing a verifier its own name.
         executor, max_workers: How verification runs concurrently (see :func:`rlenv.score_tasks`).
 
     Returns:
         Callables ``fn(prompts, completions, task_id, **columns) -> list[float | None]``, named
-        ``rlenv/<verifier>`` and ``rlenv/<verifier>/<component>`` in TRL's logs. The main one also
+        ``NAME`` and ``NAME/<component>`` in TRL's logs. The main one also
         logs the fraction of each verifier status (``correct``, ``error``, ...) through TRL's
         ``log_metric`` hook, so verifier failures show apart from wrong answers.
     """
-    name = f"rlenv/{getattr(env.unwrapped.verifier, 'name', type(env.unwrapped.verifier).__name__)}"
+    if name is None:
+        name = f"rlenv/{getattr(env.unwrapped.verifier, 'name', type(env.unwrapped.verifier).__name__)}"
     scorer = _Scorer(env, env_id, executor, max_workers)
     return [EnvReward(scorer, None, name)] + [EnvReward(scorer, c, f"{name}/{c}") for c in components]
 

@@ -6,19 +6,21 @@ to ``rlenv/Arithmetic-v0`` is a one-line change there.
 
 from __future__ import annotations
 
+import copy
 import random
 
 import rlenv
 from rlenv import ProceduralSource, RewardResult, Status, Task, TextEnv
 from trainers.tiny import tiny_causal_lm, tiny_tokenizer
 
-#: Tasks 0..TRAIN_SIZE-1 are used for training; held-out evaluation uses the rest.
-NUM_TASKS = 100
-TRAIN_SIZE = 70
+#: Training uses task indices [0, TRAIN_SIZE); held-out evaluation uses [HELD_OUT_START, +HELD_OUT_SIZE).
+TRAIN_SIZE = 5000
+HELD_OUT_START = 100_000
+HELD_OUT_SIZE = 200
 
 
 def _addition(rng: random.Random, index: int) -> Task:
-    a, b = divmod(index % NUM_TASKS, 10)
+    a, b = rng.randint(0, 9), rng.randint(0, 9)
     return Task(str(index), f"{a}+{b}=", reference=str(a + b), gold_completion=str(a + b))
 
 
@@ -38,13 +40,39 @@ class ExactAnswer:
 
 
 def addition_env() -> TextEnv:
-    """Single-digit addition ``a+b=`` -> ``a+b``, exact match; task ``i`` is ``divmod(i, 10)``."""
-    return TextEnv(ProceduralSource(_addition, seed=0, size=NUM_TASKS, prefix="add"), ExactAnswer())
+    """Seeded procedural single-digit addition ``a+b=`` -> ``a+b`` with an exact-match verifier (infinite)."""
+    return TextEnv(ProceduralSource(_addition, seed=0, prefix="add"), ExactAnswer())
 
 
 def make_task_env() -> TextEnv:
     """The learning task of the trainer tests."""
     return addition_env()
+
+
+class FirstTasks:
+    """The first ``size`` tasks of another source (the training split of an infinite generator)."""
+
+    def __init__(self, source, size: int):
+        self.inner, self._size = source, size
+
+    @property
+    def size(self) -> int:
+        return self._size
+
+    def __getitem__(self, index: int) -> Task:
+        if not 0 <= index < self._size:
+            raise IndexError(f"task index {index} outside the training split [0, {self._size})")
+        return self.inner[index]
+
+    def index_of(self, task_id: str) -> int:
+        return self.inner.index_of(task_id)
+
+
+def training_split(env: TextEnv, size: int = TRAIN_SIZE) -> TextEnv:
+    """A copy of ``env`` whose tasks are its first ``size`` tasks (held-out indices are never drawn)."""
+    split = copy.copy(env.unwrapped)
+    split.source = FirstTasks(env.unwrapped.source, size)
+    return split
 
 
 def tiny_policy(seed: int = 0, hidden_size: int = 64, num_layers: int = 2):
@@ -53,4 +81,4 @@ def tiny_policy(seed: int = 0, hidden_size: int = 64, num_layers: int = 2):
     return tiny_causal_lm(tok, hidden_size=hidden_size, num_layers=num_layers, seed=seed), tok
 
 
-__all__ = ["NUM_TASKS", "TRAIN_SIZE", "addition_env", "make_task_env", "rlenv", "tiny_policy"]
+__all__ = ["HELD_OUT_SIZE", "HELD_OUT_START", "TRAIN_SIZE", "addition_env", "make_task_env", "rlenv", "tiny_policy", "training_split"]
