@@ -156,11 +156,13 @@ def detect_format_gaming(
 
 
 def format_component(result: RewardResult | None) -> float | None:
-    """The verifier's format sub-reward: the sum of components whose name contains ``format``, or None."""
+    """The verifier's format sub-reward, or None: the sum of the components whose name contains
+    ``format``, counting only top-level names when nested ones (``format.think_answer``) exist."""
     if result is None:
         return None
-    values = [v for k, v in result.components.items() if "format" in k.lower()]
-    return float(sum(values)) if values else None
+    named = [k for k in result.components if "format" in k.lower()]
+    top = [k for k in named if "." not in k] or named  # "format" over its parts "format.think_answer"
+    return float(sum(result.components[k] for k in top)) if top else None
 
 
 class FormatGaming(DetectorWrapper):
