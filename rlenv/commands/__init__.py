@@ -5,4 +5,5 @@ COMMAND_MODULES = [
     "rlenv.commands.list_envs",
     "rlenv.commands.show",
     "rlenv.commands.score",
+    "rlenv.commands.train",
 ]

@@ -11,7 +11,14 @@ REINFORCE++ 0.56, RLOO 0.51, GRPO 0.49, PPO 0.60 (seeds 3 and 7 give gains of 19
 
 import pytest
 import torch
-from trainer_helpers import HELD_OUT_SIZE, HELD_OUT_START, MAX_NEW_TOKENS, make_task_env, tiny_policy, training_split
+from trainer_helpers import (
+    HELD_OUT_SIZE,
+    HELD_OUT_START,
+    MAX_NEW_TOKENS,
+    make_task_env,
+    tiny_policy,
+    training_split,
+)
 
 from trainers import ALGORITHMS, Trainer, gold_examples, sft
 from trainers.evaluate import evaluate
