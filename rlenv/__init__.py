@@ -14,11 +14,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import rlenv.wrappers  # noqa: F401  (so that rlenv.wrappers.X works after ``import rlenv``)
 from rlenv import builtin as _builtin  # noqa: F401  (registers the shipped environments)
 from rlenv.checker import EnvCheckError, check_env
 from rlenv.env import TextEnv
 from rlenv.registry import EnvSpec, list_envs, load_plugins, make, register, spec
-from rlenv.scoring import score_tasks, verify_safely
+from rlenv.scoring import resolve_samples, score_tasks, verify_safely
 from rlenv.sources import DatasetSource, ProceduralSource, TaskSource
 from rlenv.spaces import ChatSpace, TextSpace
 from rlenv.types import Completion, RewardResult, Status, StepReward, Task, Verifier
@@ -67,20 +68,7 @@ def score(
     """
     env = make(env_or_id) if isinstance(env_or_id, str) else env_or_id
     base = env.unwrapped
-    tasks, completions = [], []
-    for n, sample in enumerate(samples):
-        if not isinstance(sample, dict) or "completion" not in sample:
-            raise ValueError(f"sample {n} must be a dict with a 'completion' key, got {sample!r:.120}")
-        if "task_id" in sample:
-            index = base.resolve_index({"task_id": sample["task_id"]})
-        elif "index" in sample:
-            index = base.resolve_index({"index": sample["index"]})
-        else:
-            raise ValueError(f"sample {n} names no task: add 'task_id' or 'index' ({sample!r:.120})")
-        if not isinstance(sample["completion"], str):
-            raise TypeError(f"sample {n}: completion must be a str, got {type(sample['completion']).__name__}")
-        tasks.append(base.source[index])
-        completions.append(sample["completion"])
+    tasks, completions = resolve_samples(env, samples)
     return score_tasks(base.verifier, tasks, completions, executor=executor, max_workers=max_workers,
                        progress=progress)
 

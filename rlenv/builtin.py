@@ -7,3 +7,34 @@ register(
     "rlenv.exact_match:make_exact_match_env",
     description="Normalized string match against a reference (user data: prompt, reference)",
 )
+
+register(
+    "rlenv/GSM8K-v0",
+    "envs.math.gsm8k:make_gsm8k_env",
+    description="GSM8K word problems graded by math-verify (../shared/data/gsm8k or data_files=)",
+)
+register(
+    "rlenv/MATH-v0",
+    "envs.math.competition_math:make_math_env",
+    description="MATH-format competition problems graded by math-verify (data_files=; embedded sample)",
+)
+register(
+    "rlenv/Arithmetic-v0",
+    "envs.math.arithmetic:make_arithmetic_env",
+    description="Seeded infinite integer arithmetic with difficulty levels 1-5 (answer after ####)",
+)
+register(
+    "rlenv/Format-v0",
+    "envs.format.env:make_format_env",
+    description="Required output format (think/answer tags, regex, JSON Schema, length), optionally with correctness",
+)
+register(
+    "rlenv/SafetyRM-v0",
+    "envs.safety.env:SafetyRMEnv",
+    description="Prompts scored by a safety reward model or guard classifier (pass model=PATH), refusal-aware option",
+)
+register(
+    "rlenv/PRM-v0",
+    "envs.prm.env:PRMEnv",
+    description="Step-by-step scoring by a process reward model (pass model=PATH): aggregate + dense step rewards",
+)

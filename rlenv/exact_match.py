@@ -44,6 +44,10 @@ class ExactMatchVerifier:
         return RewardResult(float(ok), Status.CORRECT if ok else Status.INCORRECT, {"exact_match": float(ok)},
                             verifier=self.name, verifier_version=self.version, details={"answer": answer})
 
+    def equivalent(self, task: Task, a: str, b: str) -> bool:
+        """Whether two completions give the same answer (equal after :func:`normalize_text`); for maj@k."""
+        return normalize_text(a) == normalize_text(b)
+
 
 def _with_gold(row: dict[str, Any], index: int) -> Task:
     reference = row["reference"]

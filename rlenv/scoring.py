@@ -108,3 +108,27 @@ def _result_of(future: cf.Future, verifier: Any) -> RewardResult:
         return future.result()
     except Exception as exc:  # e.g. a process pool worker died or the verifier did not pickle
         return RewardResult.error(exc, *verifier_identity(verifier))
+
+
+def resolve_samples(env: Any, samples: Any) -> tuple[list[Task], list[str]]:
+    """The tasks and completions named by offline ``samples`` of ``env`` (possibly wrapped).
+
+    Each sample is a dict with a ``completion`` (str) and either ``task_id`` or ``index``; a bad
+    sample is an error naming its position.
+    """
+    base = env.unwrapped
+    tasks, completions = [], []
+    for n, sample in enumerate(samples):
+        if not isinstance(sample, dict) or "completion" not in sample:
+            raise ValueError(f"sample {n} must be a dict with a 'completion' key, got {sample!r:.120}")
+        if "task_id" in sample:
+            index = base.resolve_index({"task_id": sample["task_id"]})
+        elif "index" in sample:
+            index = base.resolve_index({"index": sample["index"]})
+        else:
+            raise ValueError(f"sample {n} names no task: add 'task_id' or 'index' ({sample!r:.120})")
+        if not isinstance(sample["completion"], str):
+            raise TypeError(f"sample {n}: completion must be a str, got {type(sample['completion']).__name__}")
+        tasks.append(base.source[index])
+        completions.append(sample["completion"])
+    return tasks, completions

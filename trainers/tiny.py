@@ -13,6 +13,7 @@ Example::
 from __future__ import annotations
 
 import string
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,36 @@ def tiny_tokenizer(alphabet: str = DEFAULT_ALPHABET, chat_template: bool = False
     core = Tokenizer(models.WordLevel(vocab=vocab, unk_token=SPECIAL_TOKENS["unk"]))
     core.pre_tokenizer = pre_tokenizers.Split(Regex(r"[\s\S]"), behavior="isolated")
     core.decoder = decoders.Fuse()
+    tokenizer = PreTrainedTokenizerFast(
+        tokenizer_object=core,
+        pad_token=SPECIAL_TOKENS["pad"],
+        bos_token=SPECIAL_TOKENS["bos"],
+        eos_token=SPECIAL_TOKENS["eos"],
+        unk_token=SPECIAL_TOKENS["unk"],
+        additional_special_tokens=specials[4:],
+        padding_side="left",
+    )
+    if chat_template:
+        tokenizer.chat_template = CHAT_TEMPLATE
+    return tokenizer
+
+
+def tiny_word_tokenizer(corpus: Iterable[str], chat_template: bool = False) -> Any:
+    """A word-level ``PreTrainedTokenizerFast`` whose vocabulary is every word and punctuation run of ``corpus``.
+
+    Words are split like ``tokenizers.pre_tokenizers.Whitespace`` (``\\w+`` and ``[^\\w\\s]+``);
+    unseen words map to ``<unk>``. Short sequences make tiny models learn word-level synthetic
+    tasks (e.g. safety preferences) in seconds. Special and chat tokens as in :func:`tiny_tokenizer`.
+    """
+    from tokenizers import Tokenizer, models, pre_tokenizers
+    from transformers import PreTrainedTokenizerFast
+
+    specials = list(SPECIAL_TOKENS.values()) + (["<system>", "<user>", "<assistant>"] if chat_template else [])
+    splitter = pre_tokenizers.Whitespace()
+    words = sorted({w for text in corpus for w, _ in splitter.pre_tokenize_str(text)} - set(specials))
+    core = Tokenizer(models.WordLevel(vocab={tok: i for i, tok in enumerate(specials + words)},
+                                      unk_token=SPECIAL_TOKENS["unk"]))
+    core.pre_tokenizer = splitter
     tokenizer = PreTrainedTokenizerFast(
         tokenizer_object=core,
         pad_token=SPECIAL_TOKENS["pad"],
@@ -104,3 +135,17 @@ def save_tiny(model: Any, tokenizer: Any, path: str | Path) -> Path:
     model.save_pretrained(path)
     tokenizer.save_pretrained(path)
     return path
+
+
+def tiny_token_classifier(
+    tokenizer: Any, num_labels: int = 2, hidden_size: int = 64, num_layers: int = 2, num_heads: int = 4,
+    max_positions: int = 512, seed: int = 0,
+) -> Any:
+    """A randomly initialized Llama-architecture token classifier (a process reward model head)."""
+    import torch
+    from transformers import LlamaConfig, LlamaForTokenClassification
+
+    torch.manual_seed(seed)
+    config = LlamaConfig(num_labels=num_labels,
+                         **_config_kwargs(tokenizer, hidden_size, num_layers, num_heads, max_positions))
+    return LlamaForTokenClassification(config)

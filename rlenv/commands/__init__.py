@@ -5,5 +5,9 @@ COMMAND_MODULES = [
     "rlenv.commands.list_envs",
     "rlenv.commands.show",
     "rlenv.commands.score",
+    "rlenv.commands.eval",
+    "rlenv.commands.compare",
+    "rlenv.commands.audit",
+    "rlenv.commands.sandbox",
     "rlenv.commands.train",
 ]

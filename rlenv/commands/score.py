@@ -46,12 +46,26 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
     return rows
 
 
+def parse_env_args(pairs: list[str]) -> dict[str, Any]:
+    """``["level=3", "seed=1"]`` -> ``{"level": 3, "seed": 1}``; values are JSON when they parse, else strings."""
+    overrides: dict[str, Any] = {}
+    for pair in pairs:
+        if "=" not in pair:
+            raise ValueError(f"--env-arg {pair!r} must look like KEY=VALUE, e.g. level=3")
+        key, text = (part.strip() for part in pair.split("=", 1))
+        try:
+            overrides[key] = json.loads(text)
+        except json.JSONDecodeError:
+            overrides[key] = text
+    return overrides
+
+
 def make_env_from_args(args: argparse.Namespace):
-    """The env named by ``args.id``, on ``--data``/``--field`` when given."""
+    """The env named by ``args.id``, on ``--data``/``--field`` and ``--env-arg`` overrides when given."""
     import rlenv
     from rlenv.sources import parse_field_mapping
 
-    overrides: dict[str, Any] = {}
+    overrides: dict[str, Any] = parse_env_args(getattr(args, "env_arg", None) or [])
     if args.data is not None:
         overrides["data_files"] = str(args.data)
     if args.field:

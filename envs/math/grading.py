@@ -1,0 +1,163 @@
+"""Grading one completion against a reference answer with math-verify (runs in worker processes).
+
+Policy (see also the README section "Math environments"):
+
+* The answers come from :func:`envs.math.extraction.extract_answers`. None found, an empty
+  answer, or a final answer longer than ``max_answer_chars``: ``unparsable``.
+* **Hedging**: with ``hedging="all"`` (default) every different answer the completion commits to
+  (all its ``\\boxed{}``, or all its ``####`` lines, ...) must be correct, so ``\\boxed{1} or
+  \\boxed{2}`` is incorrect against ``1``; restating the same answer is fine. With
+  ``hedging="last"`` only the final answer counts.
+* **Parsing**: a plain number (optional sign, currency, thousands separators, decimals,
+  ``%``/``percent`` and trailing unit words, e.g. ``$1,000``, ``18 dollars``, ``12.5%``) is read
+  as that number; anything else is parsed as LaTeX inside ``\\boxed{}`` by math-verify, with
+  ``\\mathrm{e}``-style single letters unwrapped first.
+* **Comparison**: ``math_verify.verify(gold, prediction)``, gold first, math-verify's own
+  timeouts off (the deadline is enforced by :mod:`envs.math.pool`). math-verify's leniencies
+  stay: ``x = 3`` vs ``3``, ``10\\%`` vs ``10`` vs ``0.1``, ``\\frac{2}{4}`` vs ``\\frac12``,
+  ``1+1`` vs ``2``, units text, set order.
+* **Unparsed answers are compared as text**: when math-verify cannot turn one side into a sympy
+  object (e.g. ``4\\sqrt(2)``, ``\\forall x>0, f(x)=0``), the two answers must be equal as
+  normalized text. math-verify itself would compare a truncated fallback string, or a number
+  salvaged from the failed expression, which is how its known false positives arise.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import logging
+import re
+from typing import Any
+
+from math_verify import ExprExtractionConfig, LatexExtractionConfig, parse, verify
+from sympy import Basic, Integer, MatrixBase
+
+from envs.math.config import GradingConfig
+from envs.math.extraction import braces_balanced, clean_answer, extract_answers
+
+_PLAIN_NUMBER = re.compile(
+    r"""^(?P<sign>[-+])?\s*(?:\\?\$|USD\s*|€|£)?\s*(?P<sign2>-)?\s*
+    (?P<number>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)
+    \s*(?P<percent>\\?%|percent\b)?
+    (?:\s+[A-Za-z][A-Za-z'-]*)*\s*$""",
+    re.X,
+)
+_TEXT_NOISE = re.compile(r"\s+|\\left(?![a-zA-Z])|\\right(?![a-zA-Z])|\\[,;:! ]|\\displaystyle|\$")
+_FRAC_VARIANTS = re.compile(r"\\[dt]frac(?![a-zA-Z])")
+
+
+@dataclasses.dataclass(frozen=True)
+class ParsedAnswer:
+    """An answer as text and as math-verify's parse (``values[0]`` is a sympy object when ``symbolic``)."""
+
+    text: str
+    values: tuple[Any, ...]
+
+    @property
+    def symbolic(self) -> bool:
+        return bool(self.values) and isinstance(self.values[0], (Basic, MatrixBase))
+
+
+def comparable_text(answer: str) -> str:
+    """The text used when an answer cannot be parsed: spacing, ``\\left``/``\\right``, ``$`` removed."""
+    return _FRAC_VARIANTS.sub(r"\\frac", _TEXT_NOISE.sub("", answer))
+
+
+@functools.lru_cache(maxsize=8192)
+def parse_answer(answer: str) -> ParsedAnswer:
+    """Parse one answer (already cleaned with :func:`clean_answer`) with math-verify.
+
+    Plain integers skip math-verify's number parser (``sympy.Number(str)`` is slow) and become
+    ``Integer`` directly, which is what that parser would build.
+    """
+    number = _PLAIN_NUMBER.match(answer)
+    if number is not None:
+        sign = "-" if "-" in (number["sign"] or "", number["sign2"] or "") else ""
+        digits = number["number"].replace(",", "")
+        if digits.isdigit() and not number["percent"]:
+            return ParsedAnswer(answer, (Integer(int(sign + digits)), str(int(sign + digits))))
+        text = f"{sign}{number['number']}{'%' if number['percent'] else ''}"
+        values = parse(text, [ExprExtractionConfig()], parsing_timeout=None)
+    elif braces_balanced(answer):
+        values = parse(f"\\boxed{{{answer}}}", [LatexExtractionConfig(boxed_match_priority=0)],
+                       parsing_timeout=None)
+    else:
+        values = []
+    return ParsedAnswer(answer, tuple(values))
+
+
+def answers_match(gold: ParsedAnswer, pred: ParsedAnswer, config: GradingConfig) -> bool:
+    """True when ``pred`` is equivalent to ``gold`` (math-verify, gold first; text when unparsed)."""
+    if gold.symbolic and pred.symbolic:
+        return verify(list(gold.values), list(pred.values), float_rounding=config.float_rounding,
+                      numeric_precision=config.numeric_precision, strict=config.strict, timeout_seconds=None)
+    return comparable_text(gold.text) == comparable_text(pred.text)
+
+
+@functools.lru_cache(maxsize=8192)
+def parse_reference(reference: str) -> ParsedAnswer:
+    """The parsed gold answer (cached: each worker parses a reference once)."""
+    cleaned = clean_answer(reference)
+    if not cleaned:
+        raise ValueError(f"the reference answer is empty after cleaning: {reference!r}")
+    return parse_answer(cleaned)
+
+
+def grade(config: GradingConfig, reference: str, completion: str) -> tuple[str, dict[str, Any]]:
+    """Grade ``completion`` against ``reference``.
+
+    Returns:
+        ``(status, details)``: status is ``"correct"``, ``"incorrect"`` or ``"unparsable"``;
+        details has ``format`` and ``answer`` (the final answer found), ``answers`` (all
+        different answers, when there are several) and ``reason`` when not correct.
+    """
+    gold = parse_reference(reference)
+    found = extract_answers(completion, config.formats, config.last_number)
+    details: dict[str, Any] = {"format": found.format, "answer": found.final}
+    if not found.answers:
+        details["reason"] = f"no final answer in any of the formats {list(config.formats)}"
+        return "unparsable", details
+    distinct = list(dict.fromkeys(clean_answer(a) for a in found.answers))
+    final = distinct.pop(distinct.index(clean_answer(found.final)))
+    if not final:
+        details["reason"] = "the final answer is empty"
+        return "unparsable", details
+    if len(final) > config.max_answer_chars:
+        details["reason"] = f"the final answer has {len(final)} characters, over max_answer_chars={config.max_answer_chars}"
+        return "unparsable", details
+    others = [] if config.hedging == "last" else [a for a in distinct if a]
+    if others:
+        details["answers"] = others + [final]
+    hedged = f"hedged between {len(others) + 1} different answers: " if others else ""
+    if len(others) + 1 > config.max_answers:
+        details["reason"] = f"{hedged}over max_answers={config.max_answers}"
+        return "incorrect", details
+    if not answers_match(gold, parse_answer(final), config):
+        details["reason"] = f"{hedged}the final answer does not match the reference"
+        return "incorrect", details
+    for other in others:
+        if len(other) > config.max_answer_chars or not answers_match(gold, parse_answer(other), config):
+            details["reason"] = f"{hedged}{other[:200]!r} does not match the reference"
+            return "incorrect", details
+    return "correct", details
+
+
+def grade_item(config: GradingConfig, payload: tuple[str, str]) -> tuple[str, dict[str, Any]]:
+    """Worker-pool handler: ``payload = (reference, completion)``."""
+    return grade(config, *payload)
+
+
+def init_worker() -> None:
+    """Worker-pool initializer: silence math-verify's "timeout is disabled" warning (the pool
+    enforces deadlines) and warm up its parsers, so a worker's first checks are not slowed by
+    lazy imports."""
+    logging.getLogger("math_verify").setLevel(logging.ERROR)
+    for reference, completion in _WARM_UP:
+        grade(GradingConfig(), reference, completion)
+    parse_answer.cache_clear()
+    parse_reference.cache_clear()
+
+
+_WARM_UP = (("1", "\\boxed{\\frac{2}{2}}"), ("0.5", "The answer is 50%."), ("x=2", "#### 2"),
+            ("\\sqrt{2}x+1", "<answer>1+x\\sqrt 2</answer>"))

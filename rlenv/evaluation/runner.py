@@ -1,0 +1,345 @@
+"""Resumable evaluation runs: score (or generate and score) samples into an output directory.
+
+An output directory holds:
+
+* ``results.jsonl`` — one row per scored sample (format: :mod:`rlenv.evaluation.results`),
+  appended as samples are scored, so an interrupted run loses at most the batch in flight;
+* ``config.json`` — the run's settings; resuming with different settings is an error;
+* ``summary.json`` / ``summary.md`` — metrics with confidence intervals;
+* ``pass_at_k.png`` — the pass@k curve.
+
+Rerunning on the same directory skips every ``(task_id, sample)`` already in ``results.jsonl``.
+"""
+
+from __future__ import annotations
+
+import collections
+import dataclasses
+import json
+import logging
+import os
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from tqdm.auto import tqdm
+
+from rlenv.evaluation.clustering import answer_equivalence, cluster_answers
+from rlenv.evaluation.report import markdown_summary, plot_pass_at_k
+from rlenv.evaluation.results import METRIC_FAMILIES, summarize
+from rlenv.scoring import resolve_samples as resolve_samples_to_tasks
+from rlenv.scoring import score_tasks
+from rlenv.types import Completion, Task
+
+logger = logging.getLogger(__name__)
+
+RESULTS_FILE = "results.jsonl"
+CONFIG_FILE = "config.json"
+
+#: ``generate(prompts) -> completions``: one completion per prompt (``rlenv.Completion`` to flag truncation).
+GenerateFn = Callable[[list[Any]], Sequence[str]]
+
+
+@dataclasses.dataclass(frozen=True)
+class SampleRequest:
+    """One sample to score: ``completion`` is None until it has been generated."""
+
+    index: int
+    task: Task
+    sample: int
+    completion: str | None = None
+
+    @property
+    def key(self) -> tuple[str, int]:
+        return (self.task.id, self.sample)
+
+
+class ResultStore:
+    """``results.jsonl`` in an output directory, keyed by ``(task_id, sample)``.
+
+    A final line cut short by a crash is dropped with a warning (its sample is scored again);
+    a malformed line anywhere else is an error.
+    """
+
+    def __init__(self, out_dir: str | Path):
+        self.out_dir = Path(out_dir)
+        self.path = self.out_dir / RESULTS_FILE
+        self.rows: dict[tuple[str, int], dict[str, Any]] = {}
+        if self.path.exists():
+            self._load()
+
+    def _load(self) -> None:
+        lines = self.path.read_text(encoding="utf-8").splitlines()
+        for lineno, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                if lineno == len(lines):
+                    logger.warning("%s: dropping the incomplete last line (an interrupted run); it is rescored",
+                                   self.path)
+                    continue
+                raise ValueError(f"{self.path}:{lineno}: not valid JSON ({exc.msg})") from None
+            self.rows[(str(row["task_id"]), int(row["sample"]))] = row
+        self.rewrite()
+
+    def __contains__(self, key: tuple[str, int]) -> bool:
+        return key in self.rows
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def append(self, rows: Iterable[dict[str, Any]]) -> None:
+        self.out_dir.mkdir(parents=True, exist_ok=True)
+        with self.path.open("a", encoding="utf-8") as fh:
+            for row in rows:
+                self.rows[(str(row["task_id"]), int(row["sample"]))] = row
+                fh.write(json.dumps(row, default=str) + "\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+
+    def rewrite(self) -> None:
+        """Write all rows again (atomically), e.g. after adding cluster labels."""
+        self.out_dir.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_suffix(".jsonl.tmp")
+        with tmp.open("w", encoding="utf-8") as fh:
+            for row in self.rows.values():
+                fh.write(json.dumps(row, default=str) + "\n")
+        os.replace(tmp, self.path)
+
+
+def check_config(out_dir: str | Path, config: Mapping[str, Any]) -> None:
+    """Write ``config.json``, or check that a resumed run uses the same settings."""
+    path = Path(out_dir) / CONFIG_FILE
+    config = json.loads(json.dumps(dict(config), default=str))
+    if path.exists():
+        old = json.loads(path.read_text(encoding="utf-8"))
+        changed = {k: (old.get(k), config.get(k)) for k in old.keys() | config.keys() if old.get(k) != config.get(k)}
+        if changed:
+            raise ValueError(f"{path} was written by a run with other settings {changed} (old, new): "
+                             "use a fresh output directory or the same settings to resume")
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(config, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def resolve_samples(env: Any, samples: Iterable[Mapping[str, Any]]) -> list[SampleRequest]:
+    """Turn sample rows ``{"task_id" | "index", "completion", ["sample"], ["truncated"]}`` into requests.
+
+    Tasks are resolved by :func:`rlenv.scoring.resolve_samples`. ``sample`` defaults to the row's
+    rank among the rows of the same task (0, 1, 2, ...); ``"truncated": true`` marks a completion
+    cut at the generator's length limit.
+    """
+    rows = list(samples)
+    tasks, completions = resolve_samples_to_tasks(env, rows)
+    source = env.unwrapped.source
+    seen: collections.Counter[str] = collections.Counter()
+    requests = []
+    for row, task, completion in zip(rows, tasks, completions, strict=True):
+        number = int(row["sample"]) if "sample" in row else seen[task.id]
+        seen[task.id] += 1
+        requests.append(SampleRequest(source.index_of(task.id), task, number,
+                                      Completion(completion, truncated=bool(row.get("truncated", False)))))
+    return requests
+
+
+def _score_rows(env: Any, requests: Sequence[SampleRequest], executor: Any, max_workers: int | None) -> list[dict]:
+    base = env.unwrapped
+    clipped = [base.clip_completion(r.completion) for r in requests]
+    results = score_tasks(base.verifier, [r.task for r in requests], [c for c, _ in clipped],
+                          executor=executor, max_workers=max_workers)
+    rows = []
+    for request, (completion, truncated), result in zip(requests, clipped, results, strict=True):
+        reward, _ = env.episode_outcome(request.task, completion, result, truncated)
+        rows.append({
+            "task_id": request.task.id, "sample": request.sample, "index": request.index,
+            "completion": completion, "reward": float(reward), "status": result.status.value,
+            "components": dict(result.components), "verifier": result.verifier,
+            "verifier_version": result.verifier_version, "truncated": truncated,
+            "metadata": dict(request.task.metadata),
+        })
+    return rows
+
+
+def _pending(env: Any, store: ResultStore, requests: Sequence[SampleRequest]) -> list[SampleRequest]:
+    pending = []
+    for request in requests:
+        old = store.rows.get(request.key)
+        if old is None:
+            pending.append(request)
+        elif request.completion is not None and old["completion"] != env.unwrapped.clip_completion(request.completion)[0]:
+            raise ValueError(f"{store.path} already holds a different completion for task {request.task.id!r} "
+                             f"sample {request.sample}: these samples are not the ones scored there; "
+                             "use a fresh output directory")
+    return pending
+
+
+def score_samples(
+    env: Any,
+    requests: Sequence[SampleRequest],
+    store: ResultStore,
+    generate: GenerateFn | None = None,
+    batch_size: int = 256,
+    executor: Any = "thread",
+    max_workers: int | None = None,
+    progress: bool = True,
+) -> int:
+    """Score every request not yet in ``store`` (generating its completion first when it has none).
+
+    Rows are appended to the store after each batch of ``batch_size`` samples. Returns the number
+    of samples scored now.
+    """
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+    pending = _pending(env, store, requests)
+    if not pending:
+        return 0
+    base = env.unwrapped
+    with tqdm(total=len(pending), desc="generating+scoring" if generate else "scoring", unit="sample",
+              disable=None if progress else True) as bar:
+        for start in range(0, len(pending), batch_size):
+            batch = pending[start:start + batch_size]
+            if any(r.completion is None for r in batch):
+                if generate is None:
+                    raise ValueError("some samples have no completion and no generate function was given")
+                completions = list(generate([base.format_prompt(r.task) for r in batch]))
+                if len(completions) != len(batch):
+                    raise ValueError(f"generate returned {len(completions)} completions for {len(batch)} prompts")
+                batch = [dataclasses.replace(r, completion=c) for r, c in zip(batch, completions, strict=True)]
+            store.append(_score_rows(env, batch, executor, max_workers))
+            bar.update(len(batch))
+    return len(pending)
+
+
+def assign_clusters(env: Any, store: ResultStore, fallback: str | None = None, progress: bool = True) -> bool:
+    """Label equivalent answers (the ``cluster`` field) for every task that has unlabelled rows.
+
+    Uses the env verifier's ``equivalent(task, a, b)`` (or normalized string equality with
+    ``fallback="string"``). Returns False, changing nothing, when no equivalence is available.
+    """
+    base = env.unwrapped
+    by_task: dict[str, list[dict[str, Any]]] = collections.defaultdict(list)
+    for row in store.rows.values():
+        by_task[str(row["task_id"])].append(row)
+    todo = {task_id: rows for task_id, rows in by_task.items() if any("cluster" not in r for r in rows)}
+    if not todo:
+        return all("cluster" in r for r in store.rows.values())
+    probe = base.source[int(next(iter(todo.values()))[0]["index"])]
+    if answer_equivalence(base.verifier, probe, fallback) is None:
+        logger.info("verifier %r defines no equivalent(task, a, b): maj@k is not computed",
+                    getattr(base.verifier, "name", type(base.verifier).__name__))
+        return False
+    for rows in tqdm(todo.values(), desc="clustering answers", unit="task", disable=None if progress else True):
+        rows.sort(key=lambda r: int(r["sample"]))
+        task = base.source[int(rows[0]["index"])]
+        same = answer_equivalence(base.verifier, task, fallback)
+        labels = cluster_answers([r["completion"] for r in rows], [r["status"] for r in rows], same)
+        for row, label in zip(rows, labels, strict=True):
+            row["cluster"] = label
+    store.rewrite()
+    return True
+
+
+def write_reports(
+    store: ResultStore,
+    ks: Sequence[int] | None = None,
+    by: Sequence[str] = (),
+    families: Sequence[str] = METRIC_FAMILIES,
+    confidence: float = 0.95,
+    n_resamples: int = 2000,
+    seed: int = 0,
+    title: str = "Evaluation",
+    plot: bool = True,
+) -> dict[str, Any]:
+    """Summarize the store and write ``summary.json``, ``summary.md`` and (``plot``) ``pass_at_k.png``."""
+    summary = summarize(store.rows.values(), ks=ks, by=by, families=families, confidence=confidence,
+                        n_resamples=n_resamples, seed=seed)
+    summary = {"title": title, **summary}
+    out = store.out_dir
+    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    (out / "summary.md").write_text(markdown_summary(summary, title), encoding="utf-8")
+    if plot and any(name.startswith("pass@") for name in summary["metrics"]):
+        plot_pass_at_k(summary, out / "pass_at_k.png", title=title)
+    return summary
+
+
+@dataclasses.dataclass
+class EvalOptions:
+    """Settings shared by :func:`evaluate_samples` and :func:`evaluate_policy`.
+
+    ``ks``/``by``/``families``/``confidence``/``n_resamples``/``seed``: see
+    :func:`rlenv.evaluation.results.summarize`. ``equivalence_fallback="string"`` clusters answers
+    by normalized string equality when the verifier has no ``equivalent`` method.
+    """
+
+    ks: Sequence[int] | None = None
+    by: Sequence[str] = ()
+    families: Sequence[str] = METRIC_FAMILIES
+    confidence: float = 0.95
+    n_resamples: int = 2000
+    seed: int = 0
+    equivalence_fallback: str | None = None
+    executor: Any = "thread"
+    max_workers: int | None = None
+    batch_size: int = 256
+    title: str = "Evaluation"
+    plot: bool = True
+    progress: bool = True
+
+
+def _finish(env: Any, store: ResultStore, options: EvalOptions) -> dict[str, Any]:
+    assign_clusters(env, store, options.equivalence_fallback, options.progress)
+    return write_reports(store, options.ks, options.by, options.families, options.confidence,
+                         options.n_resamples, options.seed, options.title, options.plot)
+
+
+def evaluate_samples(
+    env: Any, samples: Iterable[Mapping[str, Any]], out_dir: str | Path, options: EvalOptions | None = None,
+    config: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Score completions produced elsewhere and write the reports into ``out_dir`` (resumable).
+
+    Args:
+        env: A rlenv env (possibly wrapped; wrappers shape the stored ``reward``).
+        samples: Rows ``{"task_id" | "index", "completion", ["sample"], ["truncated"]}``.
+        out_dir: Output directory (see the module docstring).
+        options: :class:`EvalOptions`.
+        config: Settings recorded in ``config.json`` and checked on resume.
+
+    Returns:
+        The summary dict (also written to ``summary.json``).
+    """
+    options = options or EvalOptions()
+    check_config(out_dir, config or {})
+    store = ResultStore(out_dir)
+    scored = score_samples(env, resolve_samples(env, samples), store, None, options.batch_size,
+                           options.executor, options.max_workers, options.progress)
+    logger.info("scored %d new samples (%d in %s)", scored, len(store), store.path)
+    return _finish(env, store, options)
+
+
+def evaluate_policy(
+    env: Any, generate: GenerateFn, task_indices: Sequence[int], num_samples: int, out_dir: str | Path,
+    options: EvalOptions | None = None, config: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Sample ``num_samples`` completions per task with ``generate``, score them, write reports.
+
+    ``generate(prompts) -> completions`` receives formatted observations (strings or chat message
+    lists) in batches of ``options.batch_size``; samples already in ``out_dir`` are not generated
+    again. Returns the summary dict.
+    """
+    options = options or EvalOptions()
+    if num_samples < 1:
+        raise ValueError(f"num_samples must be >= 1, got {num_samples}")
+    check_config(out_dir, {**(config or {}), "num_samples": num_samples, "task_indices": list(task_indices)})
+    base = env.unwrapped
+    requests = []
+    for index in task_indices:
+        task = base.source[int(index)]
+        requests += [SampleRequest(int(index), task, j) for j in range(num_samples)]
+    store = ResultStore(out_dir)
+    scored = score_samples(env, requests, store, generate, options.batch_size, options.executor,
+                           options.max_workers, options.progress)
+    logger.info("generated and scored %d new samples (%d in %s)", scored, len(store), store.path)
+    return _finish(env, store, options)

@@ -1,0 +1,208 @@
+"""Finding the final-answer spans of a completion and comparing answers, for the hack detectors.
+
+Detectors must work with any environment, so this module reads the answer conventions seen in
+the wild (reference report §2.5) without depending on a particular verifier: ``\\boxed{}`` /
+``\\fbox{}`` (brace-matched), ``<answer>…</answer>``, ``#### 42`` and "the answer is 42" /
+"Answer: 42". :func:`answer_key` maps an answer to a canonical string so that ``\\boxed{18}``,
+``The answer is $18.`` and ``18 dollars`` compare equal and ``\\frac{1}{2}`` equals ``0.5``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from fractions import Fraction
+
+_BOX = re.compile(r"\\(?:boxed|fbox)\s*")
+_ANSWER_TAG = re.compile(r"<answer>(.*?)</answer>", re.IGNORECASE | re.DOTALL)
+_HASHES = re.compile(r"^[ \t]*####[ \t]*(.+?)[ \t]*$", re.MULTILINE)
+_MARKER = re.compile(r"\b(?:final\s+answer|(?:possible|candidate|potential)\s+answers|candidates|answer)\s*(?:is|are|:|=)\s*(?::\s*)?",
+                     re.IGNORECASE)
+_SENTENCE_END = re.compile(r"\n|\.(?=\s|$)|;|!|\?")
+_MAX_MARKER_WORDS = 6
+
+_LATEX_NOISE = re.compile(r"\\[,;:!]|\\left|\\right|\\displaystyle|~|\\\(|\\\)|\\\[|\\\]|\*\*")
+_TEXT_CMD = re.compile(r"\\(?:text|textbf|mathrm|mathbf|operatorname|mbox)\s*\{([^{}]*)\}")
+_FRAC = re.compile(r"\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}")
+_NUMBER = re.compile(r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|[-+]?\.\d+")
+_UNIT_TAIL = re.compile(r"^\s*(?P<sign>-)?\s*\$?\s*(?P<num>[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|[-+]?\.\d+)"
+                        r"\s*(?:\\?%|percent)?(?:\s+(?P<tail>[A-Za-z][A-Za-z .'/-]*))?\s*$")
+_SIMPLE_FRACTION = re.compile(r"^\(?([-+]?\d+(?:\.\d+)?)\)?/\(?([-+]?\d+(?:\.\d+)?)\)?$")
+_ASSIGNMENT = re.compile(r"^[A-Za-z](?:_\{?\w+\}?)?\s*=\s*(?!=)")
+_OPEN = "([{"
+_CLOSE = ")]}"
+
+
+@dataclasses.dataclass(frozen=True)
+class AnswerSpan:
+    """One place where a completion states a final answer.
+
+    Attributes:
+        text: The stated answer (the inside of the box, tag or marker phrase).
+        start, end: Character offsets of ``text`` in the completion.
+        source: ``"boxed"``, ``"tag"``, ``"hashes"`` or ``"marker"``.
+    """
+
+    text: str
+    start: int
+    end: int
+    source: str
+
+
+def _braced(text: str, open_at: int) -> int | None:
+    """Index of the brace closing the one at ``open_at``, or None when unbalanced."""
+    depth = 0
+    for i in range(open_at, len(text)):
+        if text[i] == "{" and (i == 0 or text[i - 1] != "\\"):
+            depth += 1
+        elif text[i] == "}" and (i == 0 or text[i - 1] != "\\"):
+            depth -= 1
+            if depth == 0:
+                return i
+    return None
+
+
+def boxed_spans(text: str) -> list[AnswerSpan]:
+    """Contents of every ``\\boxed{…}`` / ``\\fbox{…}`` (nested braces) and ``\\boxed 5`` form."""
+    spans = []
+    for match in _BOX.finditer(text):
+        at = match.end()
+        if at < len(text) and text[at] == "{":
+            close = _braced(text, at)
+            if close is not None:
+                spans.append(AnswerSpan(text[at + 1 : close], at + 1, close, "boxed"))
+        else:
+            word = re.match(r"[^\s$]+", text[at:])
+            if word:
+                spans.append(AnswerSpan(word.group(0), at, at + word.end(), "boxed"))
+    return spans
+
+
+def prose_words(text: str) -> int:
+    """How many words of two or more letters ``text`` has once LaTeX is stripped (math has none)."""
+    return len(re.findall(r"[A-Za-z]{2,}", strip_latex(text)))
+
+
+def _marker_spans(text: str) -> list[AnswerSpan]:
+    spans = []
+    for match in _MARKER.finditer(text):
+        start = match.end()
+        stop = _SENTENCE_END.search(text, start)
+        end = stop.start() if stop else len(text)
+        value = text[start:end].strip()
+        if not value or prose_words(value) > _MAX_MARKER_WORDS:
+            continue
+        if not re.search(r"\d|\\", value) and prose_words(value) > 3:
+            continue
+        offset = text.index(value, start)
+        spans.append(AnswerSpan(value, offset, offset + len(value), "marker"))
+    return spans
+
+
+def answer_spans(text: str) -> list[AnswerSpan]:
+    """Every final-answer span of ``text`` (boxed, answer tags, ``####``, answer markers), by position.
+
+    A marker phrase is kept only when it is short (at most 6 words, not counting math) and looks
+    like an answer (a digit or LaTeX, or at most 3 words), so "Answer: let's think step by step"
+    is not an answer.
+    """
+    boxes = boxed_spans(text)
+    spans = boxes + [AnswerSpan(m.group(1), m.start(1), m.end(1), "tag") for m in _ANSWER_TAG.finditer(text)]
+    spans += [AnswerSpan(m.group(1), m.start(1), m.end(1), "hashes") for m in _HASHES.finditer(text)]
+    # a marker phrase around boxes ("the answer is \boxed{4}") is represented by its boxes
+    spans += [s for s in _marker_spans(text) if not any(s.start <= b.start < s.end for b in boxes)]
+    return sorted(spans, key=lambda s: (s.start, s.end))
+
+
+def unbox(text: str) -> str:
+    """``text`` with every ``\\boxed{X}`` / ``\\fbox{X}`` replaced by ``X``."""
+    while True:
+        match = _BOX.search(text)
+        if match is None:
+            return text
+        at = match.end()
+        close = _braced(text, at) if at < len(text) and text[at] == "{" else None
+        if close is None:
+            text = text[: match.start()] + text[at:].lstrip("{")
+        else:
+            text = text[: match.start()] + text[at + 1 : close] + text[close + 1 :]
+
+
+def strip_latex(text: str) -> str:
+    """Remove LaTeX wrappers that do not change an answer's value (``$``, ``\\text{}``, boxes, spacing)."""
+    out = unbox(text)
+    for _ in range(3):  # nested \text{...} wrappers
+        out = _TEXT_CMD.sub(r"\1", out)
+    out = _FRAC.sub(r"(\1)/(\2)", out)
+    out = _LATEX_NOISE.sub("", out).replace("$", "")
+    for old, new in (("\\times", "*"), ("\\cdot", "*"), ("×", "*"), ("\\div", "/"), ("÷", "/"), ("\\%", "%")):
+        out = out.replace(old, new)
+    return out.strip()
+
+
+def parse_number(text: str) -> Fraction | None:
+    """The exact value of a plain number (``1,234.5``, ``-3``, ``$18``, ``18 dollars``, ``3/4``), else None."""
+    text = text.strip().rstrip(".").strip()
+    match = _UNIT_TAIL.match(text)
+    if match:
+        value = Fraction(match.group("num").replace(",", ""))
+        return -value if match.group("sign") else value
+    match = _SIMPLE_FRACTION.match(text.replace(" ", ""))
+    if match and Fraction(match.group(2)) != 0:
+        return Fraction(match.group(1)) / Fraction(match.group(2))
+    return None
+
+
+def answer_key(text: str) -> str:
+    """A canonical form of an answer: equal keys mean the same stated answer.
+
+    Numbers become exact fractions (``"18"``, ``"3/4"``); ``x = 3`` becomes ``3``; anything else
+    is the LaTeX-stripped, lower-cased text without spaces.
+    """
+    plain = strip_latex(text).strip().rstrip(".").strip()
+    if "=" in plain and "==" not in plain:
+        plain = plain.rsplit("=", 1)[1].strip()
+    value = parse_number(plain)
+    if value is not None:
+        return str(value)
+    return re.sub(r"\s+", "", plain).lower().strip("{}")
+
+
+def split_top_level(text: str, separators: re.Pattern[str]) -> list[str]:
+    """Split ``text`` on matches of ``separators`` that lie outside any brackets."""
+    boundaries = {m.start(): m.end() for m in separators.finditer(text) if m.end() > m.start()}
+    parts, depth, last, i = [], 0, 0, 0
+    while i < len(text):
+        if depth == 0 and i in boundaries:
+            parts.append(text[last:i])
+            last = i = boundaries[i]
+            continue
+        if text[i] in _OPEN:
+            depth += 1
+        elif text[i] in _CLOSE:
+            depth = max(0, depth - 1)
+        i += 1
+    parts.append(text[last:])
+    return [p.strip() for p in parts if p.strip()]
+
+
+# ``,`` not followed by exactly three digits (a thousands separator), ``;``, ``or``, ``and``.
+_ALTERNATIVES = re.compile(r",(?!\d{3}(?!\d))|;|\s+or\s+|\\lor|\s+and\s+|\\text\{\s*or\s*\}|\\quad")
+
+
+def answer_parts(text: str) -> list[str]:
+    """The top-level items of an answer: ``"3 or 4"`` -> ``["3", "4"]``; ``"(1, 2)"`` stays one item."""
+    plain = strip_latex(text)
+    if plain.startswith("\\{") and plain.endswith("\\}"):
+        plain = plain[2:-2]
+    return split_top_level(plain, _ALTERNATIVES)
+
+
+def numbers_in(text: str) -> list[Fraction]:
+    """Every plain number written in ``text`` (thousands separators and decimals understood)."""
+    return [Fraction(m.group(0).replace(",", "")) for m in _NUMBER.finditer(text)]
+
+
+def is_assignment(text: str) -> bool:
+    """True for ``x = 3``-style answers."""
+    return bool(_ASSIGNMENT.match(text.strip()))

@@ -1,0 +1,119 @@
+"""Repetition: degenerate loops that pad length or farm a per-step / per-length reward.
+
+Three measures (reference report §4.4):
+
+* :func:`ngram_repetition` — the share of repeated word n-grams, ``1 - |unique n-grams| /
+  |n-grams|`` over lower-cased whitespace-split words, as in open-r1 / TRL
+  ``get_repetition_penalty_reward`` (Yeo et al. 2025, App. C.2); 0 when there are fewer than
+  ``n`` words. Also accepts a sequence of token ids.
+* :func:`compression_ratio` — raw bytes over zlib-compressed bytes (loops compress very well).
+* :func:`max_line_repeats` — how often the most repeated non-trivial line occurs.
+"""
+
+from __future__ import annotations
+
+import collections
+import zlib
+from collections.abc import Hashable, Sequence
+
+import gymnasium
+
+from rlenv.types import RewardResult, Task
+from rlenv.wrappers.detection import Detection, DetectorWrapper, quote
+
+NAME = "repetition"
+
+
+def ngram_repetition(text: str | Sequence[Hashable], n: int = 3) -> float:
+    """Share of repeated n-grams in ``[0, 1)``: ``1 - unique/total``.
+
+    Args:
+        text: A string (split into lower-cased words on whitespace) or a sequence of token ids.
+        n: The n-gram size (>= 1).
+    """
+    if n < 1:
+        raise ValueError(f"n must be >= 1, got {n}")
+    units = text.lower().split() if isinstance(text, str) else list(text)
+    if len(units) < n:
+        return 0.0
+    grams = list(zip(*(units[i:] for i in range(n)), strict=False))
+    return 1.0 - len(set(grams)) / len(grams)
+
+
+def repetition_penalty(text: str | Sequence[Hashable], n: int = 3, max_penalty: float = -1.0) -> float:
+    """open-r1's n-gram repetition penalty: ``ngram_repetition(text, n) * max_penalty`` (``max_penalty <= 0``)."""
+    if max_penalty > 0:
+        raise ValueError(f"max_penalty must be <= 0, got {max_penalty}")
+    return ngram_repetition(text, n) * max_penalty
+
+
+def compression_ratio(text: str) -> float:
+    """``len(utf8) / len(zlib.compress(utf8, 9))``; 0.0 for empty text. Loops score high (> 4)."""
+    data = text.encode("utf-8")
+    return len(data) / len(zlib.compress(data, 9)) if data else 0.0
+
+
+def max_line_repeats(text: str, min_words: int = 4) -> tuple[int, str]:
+    """``(count, line)`` of the most repeated line with at least ``min_words`` words (``(0, "")`` if none)."""
+    lines = [" ".join(line.split()) for line in text.splitlines()]
+    counts = collections.Counter(line for line in lines if len(line.split()) >= min_words)
+    if not counts:
+        return 0, ""
+    line, count = counts.most_common(1)[0]
+    return count, line
+
+
+def detect_repetition(
+    text: str,
+    n: int = 3,
+    threshold: float = 0.5,
+    min_ngrams: int = 12,
+    max_compression: float = 5.0,
+    min_compress_chars: int = 400,
+    max_repeated_lines: int = 4,
+) -> Detection:
+    """Fire on degenerate repetition.
+
+    Fires when any of: the n-gram repetition is at least ``threshold`` over at least
+    ``min_ngrams`` n-grams; the text (at least ``min_compress_chars`` long) compresses more than
+    ``max_compression`` times; a line of 4+ words occurs ``max_repeated_lines`` times or more.
+    The score is the n-gram repetition share (what open-r1's penalty scales by), or the share of
+    lines taken by the repeated line when that is larger.
+    """
+    words = text.split()
+    share = ngram_repetition(text, n)
+    ratio = compression_ratio(text)
+    repeats, line = max_line_repeats(text)
+    lines = max(1, sum(1 for x in text.splitlines() if x.strip()))
+    score = max(share, repeats / lines if repeats >= max_repeated_lines else 0.0)
+    evidence = f"{n}-gram repetition {share:.2f}, compression ratio {ratio:.1f}"
+    if share >= threshold and len(words) - n + 1 >= min_ngrams:
+        return Detection(NAME, True, score, "ngram_loop", evidence)
+    if ratio > max_compression and len(text) >= min_compress_chars:
+        return Detection(NAME, True, score, "compressible", evidence)
+    if repeats >= max_repeated_lines:
+        return Detection(NAME, True, score, "repeated_lines", f"line {quote(line, 50)} occurs {repeats} times; {evidence}")
+    return Detection.clean(NAME, score, evidence)
+
+
+class RepetitionPenalty(DetectorWrapper):
+    """Flag (and optionally penalize) degenerate repetition; see :func:`detect_repetition`.
+
+    Args:
+        env: The environment to wrap.
+        penalty: Scaled by the repetition score and added when the detector fires; ``-1.0``
+            reproduces open-r1's penalty on flagged completions. 0 flags only.
+        n, threshold: n-gram size and the repetition share that fires.
+    """
+
+    name = NAME
+
+    def __init__(self, env: gymnasium.Env, penalty: float = 0.0, n: int = 3, threshold: float = 0.5):
+        super().__init__(env, penalty)
+        if not 0.0 < threshold <= 1.0:
+            raise ValueError(f"threshold must be in (0, 1], got {threshold}")
+        self.n = n
+        self.threshold = threshold
+
+    def detect(self, task: Task, completion: str, result: RewardResult, truncated: bool) -> Detection:
+        return detect_repetition(completion, n=self.n, threshold=self.threshold)

@@ -1,0 +1,325 @@
+"""One hardened sandbox container running the job runner, driven over its attach stream.
+
+The container runs ``python3 -I -S -c <runner source>`` as PID 1 with:
+``--network none``, a read-only root, a ``noexec`` tmpfs at ``/tmp`` (the only writable
+place besides a small ``/dev/shm``), ``--pids-limit``, ``--memory`` = ``--memory-swap``, a CPU
+quota, ``--cap-drop ALL``, ``no-new-privileges``, a non-root user and no mounts from the host.
+
+Containers are labelled (:data:`LABEL`, owner host and pid) so leaks can be found and removed,
+and are started with ``stdin_once`` + ``auto_remove``: when the host process dies, its attach
+connection closes, the runner sees end of file on stdin and exits, and Docker removes the
+container.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import json
+import logging
+import os
+import select
+import socket
+import struct
+import threading
+import time
+from importlib.resources import files
+from typing import Any
+
+from sandbox.build import default_image
+
+logger = logging.getLogger(__name__)
+
+#: Label on every sandbox container; its value is the owner (``host/pid``).
+LABEL = "org.rlenv.sandbox.owner"
+POOL_LABEL = "org.rlenv.sandbox.pool"
+_NAMES = itertools.count()
+
+
+def runner_source() -> str:
+    """Source of the in-container runner (:mod:`sandbox.runner`)."""
+    return (files("sandbox") / "runner.py").read_text()
+
+
+def owner_id(pid: int | None = None) -> str:
+    """``host/pid`` of a process that owns containers."""
+    return f"{socket.gethostname()}/{os.getpid() if pid is None else pid}"
+
+
+class ContainerError(RuntimeError):
+    """A container could not start, died, or broke the protocol."""
+
+
+@dataclasses.dataclass(frozen=True)
+class ContainerSpec:
+    """Resources and image of a sandbox container.
+
+    Attributes:
+        image: Image to run (default: :func:`sandbox.build.default_image`).
+        memory_mb: Memory limit of the whole container (``--memory`` = ``--memory-swap``),
+            MiB. Must exceed a job's ``Limits.memory_mb`` plus ``tmpfs_mb`` plus ~100 MiB for
+            the runner and grader.
+        cpus: CPU quota (``--cpus``).
+        pids_limit: Most processes and threads in the container (``--pids-limit``).
+        tmpfs_mb: Size of the ``/tmp`` tmpfs (the jobs' work directories), MiB.
+        shm_mb: Size of ``/dev/shm``, MiB.
+        user: ``uid:gid`` of the runner and every job process (never root).
+    """
+
+    image: str = dataclasses.field(default_factory=default_image)
+    memory_mb: int = 1024
+    cpus: float = 1.0
+    pids_limit: int = 64
+    tmpfs_mb: int = 128
+    shm_mb: int = 16
+    user: str = "65534:65534"
+
+    def __post_init__(self) -> None:
+        if self.user.split(":")[0] in ("0", "root"):
+            raise ValueError(f"ContainerSpec.user must not be root, got {self.user!r}")
+        for name in ("memory_mb", "cpus", "pids_limit", "tmpfs_mb", "shm_mb"):
+            if getattr(self, name) <= 0:
+                raise ValueError(f"ContainerSpec.{name} must be positive, got {getattr(self, name)!r}")
+        if self.memory_mb < self.tmpfs_mb + 160:
+            raise ValueError(f"ContainerSpec.memory_mb={self.memory_mb} leaves too little beside the "
+                             f"{self.tmpfs_mb} MiB tmpfs: give at least tmpfs_mb + 160")
+
+    @property
+    def tmpfs_options(self) -> str:
+        return f"rw,size={self.tmpfs_mb}m,mode=1777,noexec,nosuid,nodev"
+
+    @property
+    def environment(self) -> dict[str, str]:
+        return {"LANG": "C.UTF-8", "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1"}
+
+    def create_kwargs(self) -> dict[str, Any]:
+        """Keyword arguments of ``docker.APIClient.create_host_config`` for this spec."""
+        return dict(network_mode="none", read_only=True, tmpfs={"/tmp": self.tmpfs_options},
+                    pids_limit=self.pids_limit, mem_limit=f"{self.memory_mb}m", memswap_limit=f"{self.memory_mb}m",
+                    nano_cpus=int(self.cpus * 1e9), cap_drop=["ALL"], security_opt=["no-new-privileges"],
+                    shm_size=f"{self.shm_mb}m", ipc_mode="private", auto_remove=True)
+
+    def cli_flags(self) -> list[str]:
+        """The same hardening as ``docker run`` flags (used for one-off runs and benchmarks)."""
+        flags = ["--network", "none", "--read-only", "--tmpfs", f"/tmp:{self.tmpfs_options}",
+                 "--pids-limit", str(self.pids_limit), "--memory", f"{self.memory_mb}m",
+                 "--memory-swap", f"{self.memory_mb}m", "--cpus", str(self.cpus), "--cap-drop", "ALL",
+                 "--security-opt", "no-new-privileges", "--shm-size", f"{self.shm_mb}m", "--ipc", "private",
+                 "--user", self.user]
+        for key, value in self.environment.items():
+            flags += ["-e", f"{key}={value}"]
+        return flags
+
+
+class ContainerSession:
+    """A started container with its runner, and the attach socket to talk to it.
+
+    Not thread-safe: one job at a time (the pool gives each session to one worker thread).
+    """
+
+    def __init__(self, client: Any, spec: ContainerSpec, pool_id: str, api_lock: threading.Lock | None = None):
+        self.client = client
+        self.spec = spec
+        self.pool_id = pool_id
+        self.api_lock = api_lock or threading.Lock()
+        self.name = f"rlenv-sandbox-{os.getpid()}-{pool_id[:6]}-{next(_NAMES)}"
+        self.container_id: str | None = None
+        self._socket: Any = None
+        self._raw: socket.socket | None = None
+        self._buffer = bytearray()
+        self._pending = bytearray()
+        self._stderr = bytearray()
+        self.ready_info: dict[str, Any] = {}
+        self.jobs_run = 0
+
+    # -- lifecycle
+    def start(self, timeout_s: float = 60.0) -> None:
+        """Create, attach, start and wait for the runner's ready line."""
+        import docker.errors
+
+        api = self.client.api
+        labels = {LABEL: owner_id(), POOL_LABEL: self.pool_id}
+        try:
+            with self.api_lock:
+                host_config = api.create_host_config(**self.spec.create_kwargs())
+                created = api.create_container(
+                    self.spec.image, ["python3", "-I", "-S", "-c", runner_source()], name=self.name,
+                    user=self.spec.user, environment=self.spec.environment, labels=labels, stdin_open=True,
+                    detach=False, tty=False, network_disabled=True, working_dir="/tmp",  # detach=False: StdinOnce
+                    host_config=host_config)
+                self.container_id = created["Id"]
+                self._socket = api.attach_socket(self.container_id, params={"stdin": 1, "stdout": 1, "stderr": 1,
+                                                                              "stream": 1})
+                self._raw = self._socket._sock if hasattr(self._socket, "_sock") else self._socket
+                api.start(self.container_id)
+        except docker.errors.ImageNotFound as exc:
+            self.kill()
+            raise ContainerError(f"sandbox image {self.spec.image} not found: build it with "
+                                 "`rlenv sandbox build` (or `rlenv sandbox build --offline` without a registry)") from exc
+        except docker.errors.DockerException as exc:
+            self.kill()
+            raise ContainerError(f"could not start a sandbox container from {self.spec.image}: {exc}") from exc
+        line = self._read_line(time.monotonic() + timeout_s)
+        if line is None:
+            stderr = self.stderr_tail()
+            self.kill()
+            raise ContainerError(f"sandbox container {self.name} did not become ready within {timeout_s:.0f} s"
+                                 + (f"; its stderr: {stderr}" if stderr else ""))
+        try:
+            self.ready_info = json.loads(line)
+        except ValueError:
+            self.ready_info = {}
+        if not self.ready_info.get("ready"):
+            self.kill()
+            raise ContainerError(f"sandbox container {self.name} sent {line[:200]!r} instead of its ready line")
+
+    def kill(self) -> None:
+        """SIGKILL and remove the container (by id, so a dead client cannot leak it)."""
+        import docker.errors
+
+        if self._raw is not None:
+            try:
+                self._raw.close()
+            except OSError:
+                pass
+        if self._socket is not None and self._socket is not self._raw:
+            try:
+                self._socket.close()
+            except OSError:
+                pass
+        self._raw = self._socket = None
+        if self.container_id is None:
+            return
+        container_id, self.container_id = self.container_id, None
+        with self.api_lock:
+            try:
+                self.client.api.remove_container(container_id, force=True)
+            except docker.errors.NotFound:
+                pass
+            except docker.errors.APIError as exc:
+                if "already in progress" not in str(exc):
+                    logger.warning("could not remove sandbox container %s: %s", container_id[:12], exc)
+
+    @property
+    def alive(self) -> bool:
+        """The container is started and its stream has not ended."""
+        if self._raw is None:
+            return False
+        try:
+            readable, _, _ = select.select([self._raw], [], [], 0)
+        except (OSError, ValueError):
+            return False
+        if readable:  # the runner never speaks unasked: data or EOF here means trouble
+            self._fill(time.monotonic())
+            return self._raw is not None and not self._buffer
+        return True
+
+    def stderr_tail(self, limit: int = 2000) -> str:
+        return bytes(self._stderr[-limit:]).decode("utf-8", "replace")
+
+    # -- jobs
+    def execute(self, payload: bytes, job_id: str, deadline: float) -> dict[str, Any]:
+        """Send one encoded job and return the runner's report (a dict).
+
+        Raises :class:`ContainerError` when the container dies, breaks the protocol or does
+        not answer by ``deadline`` (a ``time.monotonic()`` value); the caller must then
+        :meth:`kill` it.
+        """
+        if self._raw is None:
+            raise ContainerError(f"container {self.name} is not running")
+        try:
+            self._raw.sendall(payload)
+        except OSError as exc:
+            raise ContainerError(f"container {self.name} stopped reading jobs: {exc}") from exc
+        line = self._read_line(deadline)
+        if line is None:
+            if self._raw is None:
+                raise ContainerError(f"container {self.name} exited during the job; stderr: {self.stderr_tail()}")
+            raise ContainerError(f"container {self.name} did not answer by the job's deadline (wedged)")
+        try:
+            report = json.loads(line)
+        except ValueError as exc:
+            raise ContainerError(f"container {self.name} sent a malformed report: {line[:200]!r}") from exc
+        if not isinstance(report, dict) or report.get("id") != job_id:
+            raise ContainerError(f"container {self.name} answered job {report.get('id') if isinstance(report, dict) else '?'}"
+                                 f" instead of {job_id}")
+        self.jobs_run += 1
+        return report
+
+    # -- the multiplexed attach stream: 8-byte frame headers (stream, 0, 0, 0, size)
+    def _fill(self, deadline: float) -> bool:
+        """Receive once (waiting until ``deadline``); False on timeout or end of stream."""
+        left = deadline - time.monotonic()
+        try:
+            readable, _, _ = select.select([self._raw], [], [], max(0.0, left))
+            if not readable:
+                return False
+            chunk = self._raw.recv(1 << 16)
+        except (OSError, ValueError):
+            chunk = b""
+        if not chunk:
+            self._raw = None
+            return False
+        self._pending += chunk
+        while len(self._pending) >= 8:
+            stream, size = self._pending[0], struct.unpack(">I", self._pending[4:8])[0]
+            if len(self._pending) < 8 + size:
+                break
+            data = bytes(self._pending[8:8 + size])
+            del self._pending[:8 + size]
+            if stream == 1:
+                self._buffer += data
+            else:
+                self._stderr = (self._stderr + data)[-65536:]
+        return True
+
+    def _read_line(self, deadline: float) -> bytes | None:
+        while b"\n" not in self._buffer:
+            if self._raw is None or not self._fill(deadline):
+                if self._raw is None or time.monotonic() >= deadline:
+                    return None
+        line, _, rest = bytes(self._buffer).partition(b"\n")
+        self._buffer = bytearray(rest)
+        return line
+
+
+def sandbox_containers(client: Any) -> list[Any]:
+    """Every sandbox container on the engine (running or not)."""
+    return client.containers.list(all=True, filters={"label": LABEL})
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def leaked_containers(client: Any) -> list[Any]:
+    """Sandbox containers whose owner process (on this host) no longer exists."""
+    host = socket.gethostname()
+    leaked = []
+    for container in sandbox_containers(client):
+        owner_host, _, pid = container.labels.get(LABEL, "").rpartition("/")
+        if owner_host == host and pid.isdigit() and not _pid_alive(int(pid)):
+            leaked.append(container)
+    return leaked
+
+
+def remove_containers(containers: list[Any]) -> int:
+    """Force-remove ``containers``; returns how many were removed."""
+    import docker.errors
+
+    removed = 0
+    for container in containers:
+        try:
+            container.remove(force=True)
+            removed += 1
+        except docker.errors.NotFound:
+            removed += 1
+        except docker.errors.APIError as exc:
+            logger.warning("could not remove container %s: %s", container.name, exc)
+    return removed

@@ -1,0 +1,335 @@
+"""A pool of warm sandbox containers that runs jobs concurrently.
+
+* One worker thread per container takes jobs from a bounded queue (backpressure: ``submit``
+  blocks while the queue is full). Each container runs one job at a time.
+* Every submitted job resolves to exactly one :class:`~sandbox.jobs.JobResult`; engine or
+  container failures become ``sandbox_error`` results, never exceptions from the future.
+* A container that dies, breaks the protocol or does not answer by the job's deadline plus
+  ``reply_grace_s`` (wedged) is killed and replaced before the worker's next job.
+* Containers start lazily on the first job. :func:`shared_pool` gives the one pool shared by
+  every environment of a process. Pools remove their containers on ``close()``, at interpreter
+  exit (including after Ctrl-C), and — through ``stdin_once`` — when the process dies.
+"""
+
+from __future__ import annotations
+
+import atexit
+import concurrent.futures as cf
+import itertools
+import logging
+import os
+import queue
+import threading
+import time
+import uuid
+import weakref
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from tqdm.auto import tqdm
+
+from sandbox.container import (
+    ContainerError,
+    ContainerSession,
+    ContainerSpec,
+    leaked_containers,
+    remove_containers,
+)
+from sandbox.jobs import Job, JobResult, encode_job
+
+logger = logging.getLogger(__name__)
+
+_STOP = object()
+_LIVE_POOLS: weakref.WeakSet[SandboxPool] = weakref.WeakSet()
+
+
+class SandboxUnavailable(RuntimeError):
+    """No sandbox container could be started (engine missing, image missing, ...)."""
+
+
+class SandboxBusy(RuntimeError):
+    """``submit(timeout=...)`` waited that long for room in the queue."""
+
+
+def docker_client(timeout_s: float = 60.0) -> Any:
+    """A Docker client from the environment (``DOCKER_HOST`` or the default socket)."""
+    import docker
+
+    return docker.from_env(timeout=int(timeout_s))
+
+
+class SandboxPool:
+    """Warm hardened containers running jobs concurrently.
+
+    Args:
+        size: Number of containers (= jobs in flight). Default: the CPU count.
+        spec: Container image and resources (default :class:`~sandbox.container.ContainerSpec`).
+        queue_size: Jobs that may wait for a container before ``submit`` blocks
+            (default ``4 * size``).
+        start_timeout_s: How long a container may take to start, seconds.
+        reply_grace_s: How long past a job's own time limit the host waits for the runner's
+            answer before it declares the container wedged, seconds.
+        client_factory: Builds the Docker client (default :func:`docker_client`).
+
+    Use as a context manager, or call :meth:`close`.
+    """
+
+    def __init__(self, size: int | None = None, spec: ContainerSpec | None = None, queue_size: int | None = None,
+                 start_timeout_s: float = 60.0, reply_grace_s: float = 10.0,
+                 client_factory: Callable[[], Any] = docker_client):
+        size = (os.cpu_count() or 1) if size is None else size
+        if not isinstance(size, int) or size < 1:
+            raise ValueError(f"size must be a positive int, got {size!r}")
+        self.size = size
+        self.spec = spec or ContainerSpec()
+        self.queue_size = queue_size or 4 * size
+        self.start_timeout_s = start_timeout_s
+        self.reply_grace_s = reply_grace_s
+        self.client_factory = client_factory
+        self.pool_id = uuid.uuid4().hex
+        self.pid = os.getpid()
+        self.replaced = 0
+        self.jobs_done = 0
+        self._client: Any = None
+        self._queue: queue.Queue = queue.Queue(self.queue_size)
+        self._sessions: list[ContainerSession | None] = [None] * size
+        self._threads: list[threading.Thread] = []
+        self._lock = threading.Lock()
+        self._api_lock = threading.Lock()
+        self._ids = itertools.count()
+        self._started = False
+        self._closed = False
+        _LIVE_POOLS.add(self)
+
+    # -- lifecycle
+    @property
+    def started(self) -> bool:
+        return self._started
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def _check_process(self) -> None:
+        if os.getpid() != self.pid:
+            raise RuntimeError(f"this SandboxPool belongs to process {self.pid}; after a fork use "
+                               "sandbox.shared_pool() or create a new pool in the child")
+
+    def start(self) -> SandboxPool:
+        """Start every container now (otherwise the first job does it); idempotent.
+
+        Raises :class:`SandboxUnavailable` (with what to do) if no container can start.
+        """
+        self._check_process()
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("the sandbox pool is closed")
+            if self._started:
+                return self
+            try:
+                self._client = self.client_factory()
+                self._client.ping()
+            except Exception as exc:
+                raise SandboxUnavailable(f"no Docker engine reachable: {exc}. Start it (e.g. `sudo systemctl start "
+                                         "docker` or `dockerd &`) and check with `rlenv sandbox doctor`") from exc
+            stale = leaked_containers(self._client)
+            if stale:
+                logger.warning("removing %d sandbox containers leaked by dead processes", remove_containers(stale))
+            with cf.ThreadPoolExecutor(self.size) as starter:
+                outcomes = list(starter.map(self._try_start, range(self.size)))
+            errors = [o for o in outcomes if isinstance(o, Exception)]
+            if len(errors) == self.size:
+                raise SandboxUnavailable(str(errors[0])) from errors[0]
+            for error in errors:
+                logger.warning("a sandbox container failed to start (its worker retries on its first job): %s", error)
+            for slot in range(self.size):
+                thread = threading.Thread(target=self._work, args=(slot,), name=f"sandbox-worker-{slot}", daemon=True)
+                thread.start()
+                self._threads.append(thread)
+            self._started = True
+            logger.info("sandbox pool started: %d containers of %s", self.size - len(errors), self.spec.image)
+        return self
+
+    def _new_session(self) -> ContainerSession:
+        session = ContainerSession(self._client, self.spec, self.pool_id, self._api_lock)
+        session.start(self.start_timeout_s)
+        return session
+
+    def _try_start(self, slot: int) -> Exception | None:
+        try:
+            self._sessions[slot] = self._new_session()
+        except ContainerError as exc:
+            return exc
+        return None
+
+    def close(self) -> None:
+        """Resolve waiting jobs as ``sandbox_error``, stop the workers, remove the containers."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+        if os.getpid() != self.pid:
+            return  # a forked child: the containers belong to the parent
+        while True:
+            try:
+                item = self._queue.get_nowait()
+            except queue.Empty:
+                break
+            if item is not _STOP:
+                _resolve(item[1], JobResult.sandbox_error("the sandbox pool was closed before the job ran"))
+        for session in list(self._sessions):
+            if session is not None:
+                session.kill()
+        for _ in self._threads:
+            self._queue.put(_STOP)
+        for thread in self._threads:
+            thread.join(timeout=10)
+        self._sessions = [None] * self.size
+
+    def __enter__(self) -> SandboxPool:
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self.close()
+
+    # -- jobs
+    def submit(self, job: Job, timeout: float | None = None) -> cf.Future:
+        """Queue ``job``; the future resolves to its :class:`~sandbox.jobs.JobResult`.
+
+        Blocks while the queue is full (up to ``timeout`` seconds, then raises
+        :class:`SandboxBusy`). Starts the pool on first use.
+        """
+        encode_job(job, "check")  # a malformed job raises here, in the caller
+        self._check_process()
+        if not self._started:
+            self.start()
+        if self._closed:
+            raise RuntimeError("the sandbox pool is closed")
+        future: cf.Future = cf.Future()
+        try:
+            self._queue.put((job, future, time.monotonic()), timeout=timeout)
+        except queue.Full:
+            raise SandboxBusy(f"no room in the sandbox queue ({self.queue_size} jobs) after {timeout} s") from None
+        return future
+
+    def run(self, job: Job) -> JobResult:
+        """Run one job and wait for its result."""
+        return self.submit(job).result()
+
+    def map(self, jobs: Iterable[Job], progress: bool = False, desc: str = "sandbox") -> list[JobResult]:
+        """Run ``jobs`` concurrently; results in input order. ``progress`` shows a tqdm bar."""
+        jobs = list(jobs)
+        bar = tqdm(total=len(jobs), desc=desc, unit="job", disable=not progress, leave=False)
+        futures = []
+        try:
+            for job in jobs:
+                future = self.submit(job)
+                future.add_done_callback(lambda _f: bar.update())
+                futures.append(future)
+            return [f.result() for f in futures]
+        finally:
+            bar.close()
+
+    def stats(self) -> dict[str, Any]:
+        """Containers alive, jobs done, containers replaced."""
+        return {"size": self.size, "alive": sum(1 for s in self._sessions if s is not None and s.alive),
+                "jobs_done": self.jobs_done, "replaced": self.replaced,
+                "containers": [s.name for s in self._sessions if s is not None]}
+
+    def container_names(self) -> list[str]:
+        return [s.name for s in self._sessions if s is not None]
+
+    # -- workers
+    def _work(self, slot: int) -> None:
+        while True:
+            item = self._queue.get()
+            if item is _STOP:
+                return
+            job, future, queued_at = item
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                result = self._execute(slot, job, queued_at)
+            except Exception as exc:  # a bug here must still give the job its one result
+                logger.exception("sandbox worker %d failed on a job", slot)
+                result = JobResult.sandbox_error(f"sandbox worker error: {type(exc).__name__}: {exc}")
+            self.jobs_done += 1
+            future.set_result(result)
+
+    def _session(self, slot: int) -> ContainerSession:
+        session = self._sessions[slot]
+        if session is not None and session.alive:
+            return session
+        if session is not None:
+            logger.warning("sandbox container %s died while idle; replacing it", session.name)
+            session.kill()
+            self.replaced += 1
+        self._sessions[slot] = None
+        if self._closed:
+            raise ContainerError("the sandbox pool was closed")
+        self._sessions[slot] = self._new_session()
+        return self._sessions[slot]
+
+    def _execute(self, slot: int, job: Job, queued_at: float) -> JobResult:
+        began = time.monotonic()
+        timings = {"queued_s": round(began - queued_at, 6)}
+        try:
+            session = self._session(slot)
+        except ContainerError as exc:
+            return JobResult.sandbox_error(str(exc), timings)
+        job_id = f"{self.pool_id[:8]}-{next(self._ids)}"
+        deadline = began + job.limits.timeout_s + 2.0 + self.reply_grace_s
+        try:
+            report = session.execute(encode_job(job, job_id), job_id, deadline)
+        except ContainerError as exc:
+            logger.warning("replacing sandbox container %s: %s", session.name, exc)
+            session.kill()
+            self._sessions[slot] = None
+            self.replaced += 1
+            timings["run_s"] = round(time.monotonic() - began, 6)
+            return JobResult.sandbox_error(str(exc), timings, session.name)
+        timings["run_s"] = round(time.monotonic() - began, 6)
+        if report.get("fatal"):
+            logger.warning("replacing sandbox container %s: %s", session.name, report["fatal"])
+            session.kill()
+            self._sessions[slot] = None
+            self.replaced += 1
+        try:
+            return JobResult.from_report(report, timings, session.name)
+        except ValueError as exc:
+            return JobResult.sandbox_error(str(exc), timings, session.name)
+
+
+def _resolve(future: cf.Future, result: JobResult) -> None:
+    if future.set_running_or_notify_cancel():
+        future.set_result(result)
+
+
+_shared: SandboxPool | None = None
+_shared_lock = threading.Lock()
+
+
+def shared_pool() -> SandboxPool:
+    """The process-wide pool shared by every environment (created on first call, containers
+    started on its first job; a forked child gets its own)."""
+    global _shared
+    with _shared_lock:
+        if _shared is None or _shared.closed or _shared.pid != os.getpid():
+            _shared = SandboxPool()
+        return _shared
+
+
+def set_shared_pool(pool: SandboxPool | None) -> SandboxPool | None:
+    """Replace the shared pool (e.g. with a bigger one); returns the previous one (not closed)."""
+    global _shared
+    with _shared_lock:
+        previous, _shared = _shared, pool
+        return previous
+
+
+@atexit.register
+def close_all_pools() -> None:
+    """Close every pool of this process (runs at interpreter exit, also after Ctrl-C)."""
+    for pool in list(_LIVE_POOLS):
+        if pool.pid == os.getpid():
+            pool.close()

@@ -1,0 +1,1362 @@
+"""The in-container job runner: PID 1 of every sandbox container. Standard library only.
+
+Processes of a container::
+
+    runner (PID 1, non-dumpable): reads jobs from the host on stdin, one JSON line per job out
+     ├─ grader (persistent, non-dumpable, never forks): holds tests and expected outputs,
+     │   runs trusted test code, compares outputs, reports with the job's nonce
+     └─ candidate process(es), one per program run or per function job: untrusted code, own
+         session, rlimits, fresh work directory, /dev/null or a pipe as stdin
+
+* The host sends each job as three frames (16 hex digits of length, then the payload): a header,
+  the *candidate part* (code, stdin, files) and the *grader part* (tests, expected outputs).
+  The runner forks the job's candidate processes *before* it reads the grader part, and never
+  parses it: it streams it, through a zeroed-after-use buffer, to the grader together with a
+  fresh nonce. So no candidate process ever holds the tests, the expected outputs or the nonce,
+  and no later fork of the runner inherits them.
+* Outputs are compared in the grader: a candidate's return values cross a pipe as plain data
+  (JSON with tags for tuples, sets, bytes, ...); anything else stays in the candidate as an
+  opaque handle that never compares equal to data. The grader reports per-test results with
+  the nonce on a socket the candidate does not hold, and the runner accepts only a report
+  carrying the nonce. A candidate's exit status never means "passed".
+* After every job the runner kills every process except itself and the grader, reaps them, and
+  wipes the writable directories: no process and no file of a job survives into the next one.
+  PID 1 ignores signals sent from inside the container; a grader that a candidate killed or
+  stopped is replaced, and the job fails.
+"""
+
+from __future__ import annotations
+
+import base64
+import builtins
+import ctypes
+import fcntl
+import gc
+import hmac
+import importlib
+import json
+import math
+import os
+import resource
+import select
+import shutil
+import signal
+import socket
+import struct
+import sys
+import time
+import traceback
+import types
+
+RUNNER_VERSION = "2"
+#: Root of the per-job work directories (the container's tmpfs).
+WORK_ROOT = "/tmp"
+#: Writable places wiped after every job.
+SCRUB_DIRS = ("/tmp", "/dev/shm", "/dev/mqueue")
+#: Exit status of a candidate process whose program raised an uncaught ``MemoryError``.
+EXIT_MEMORY = 97
+#: Exit status of a candidate process whose sandbox set-up failed (a runner bug, not the program).
+EXIT_SETUP = 96
+HEADER_DIGITS = 16
+#: The grader is replaced after this many jobs, so trusted test code cannot accumulate state.
+GRADER_JOBS = 256
+#: Modules imported once by the runner so that forked jobs do not pay for them.
+PRELOAD = ("collections", "itertools", "functools", "heapq", "bisect", "string", "re", "typing", "random", "copy")
+TEST_STATUSES = ("passed", "failed", "timeout", "memory", "output_limit", "not_run")
+COMPARE_MODES = ("exact", "tokens", "numeric")
+_POLL_IN = select.POLLIN | select.POLLHUP | select.POLLERR
+
+
+# ---------------------------------------------------------------------------------------------
+# framing of the host stream
+def read_exact(fd: int, size: int) -> bytes | None:
+    """Read exactly ``size`` bytes from ``fd``; None on end of file before the first byte."""
+    chunks, got = [], 0
+    while got < size:
+        chunk = os.read(fd, min(size - got, 1 << 20))
+        if not chunk:
+            if got == 0:
+                return None
+            raise EOFError(f"stream ended after {got} of {size} bytes")
+        chunks.append(chunk)
+        got += len(chunk)
+    return b"".join(chunks)
+
+
+def read_frame_length(fd: int) -> int | None:
+    head = read_exact(fd, HEADER_DIGITS)
+    if head is None:
+        return None
+    return int(head, 16)
+
+
+def encode_frame(payload: bytes) -> bytes:
+    """A frame as the runner reads it: 16 hex digits of length, then ``payload``."""
+    return b"%016x" % len(payload) + payload
+
+
+# ---------------------------------------------------------------------------------------------
+# value codec: how return values and arguments cross between candidate and grader
+class Unencodable(TypeError):
+    """A value that is not plain data and has no handle."""
+
+
+_MAX_DEPTH = 100
+_NATIVE_INT = 1 << 62
+
+
+def encode_value(value, ref_of, depth: int = 0):
+    """Turn plain data into JSON-ready data, tagging what JSON cannot say.
+
+    Only exact builtin types are plain data (subclasses are not). Anything else is passed to
+    ``ref_of(value)``, which returns a reference string or None (then :class:`Unencodable`).
+    """
+    if depth > _MAX_DEPTH:
+        raise Unencodable(f"value nested deeper than {_MAX_DEPTH} levels")
+    kind = type(value)
+    if value is None or kind is bool or kind is str:
+        return value
+    if kind is int:
+        return value if -_NATIVE_INT < value < _NATIVE_INT else {"$int": hex(value)}
+    if kind is float:
+        return value if math.isfinite(value) else {"$float": repr(value)}
+    if kind is list:
+        return [encode_value(v, ref_of, depth + 1) for v in value]
+    if kind in (tuple, set, frozenset):
+        return {"$" + kind.__name__: [encode_value(v, ref_of, depth + 1) for v in value]}
+    if kind is dict:
+        return {"$dict": [[encode_value(k, ref_of, depth + 1), encode_value(v, ref_of, depth + 1)]
+                          for k, v in value.items()]}
+    if kind in (bytes, bytearray):
+        return {"$" + kind.__name__: base64.b64encode(value).decode("ascii")}
+    if kind is complex:
+        return {"$complex": [encode_value(value.real, ref_of), encode_value(value.imag, ref_of)]}
+    ref = ref_of(value)
+    if ref is None:
+        raise Unencodable(f"a {kind.__name__} cannot cross the sandbox boundary (only plain data can)")
+    return {"$ref": ref, "$type": kind.__name__}
+
+
+_DECODERS = {
+    "$int": lambda v, d: int(_expect(v, str), 16),
+    "$float": lambda v, d: float(_expect(v, str)),
+    "$tuple": lambda v, d: tuple(d(x) for x in _expect(v, list)),
+    "$set": lambda v, d: {d(x) for x in _expect(v, list)},
+    "$frozenset": lambda v, d: frozenset(d(x) for x in _expect(v, list)),
+    "$dict": lambda v, d: {d(_pair(p)[0]): d(_pair(p)[1]) for p in _expect(v, list)},
+    "$bytes": lambda v, d: base64.b64decode(_expect(v, str), validate=True),
+    "$bytearray": lambda v, d: bytearray(base64.b64decode(_expect(v, str), validate=True)),
+    "$complex": lambda v, d: complex(_real(d(_pair(v)[0])), _real(d(_pair(v)[1]))),
+}
+
+
+def _expect(value, kind):
+    if type(value) is not kind:
+        raise ValueError(f"malformed value: expected {kind.__name__}, got {type(value).__name__}")
+    return value
+
+
+def _pair(value):
+    if type(value) is not list or len(value) != 2:
+        raise ValueError("malformed value: expected a pair")
+    return value
+
+
+def _real(value):
+    if type(value) not in (int, float):
+        raise ValueError("malformed complex part")
+    return value
+
+
+def decode_value(data, resolve, depth: int = 0):
+    """Inverse of :func:`encode_value`; ``resolve(ref, type_name)`` rebuilds references.
+
+    Raises ValueError/TypeError on anything :func:`encode_value` cannot have produced.
+    """
+    if depth > _MAX_DEPTH + 2:
+        raise ValueError("malformed value: nested too deeply")
+    kind = type(data)
+    if data is None or kind in (bool, str, int, float):
+        return data
+    if kind is list:
+        return [decode_value(v, resolve, depth + 1) for v in data]
+    if kind is dict:
+        if set(data) == {"$ref", "$type"}:
+            return resolve(_expect(data["$ref"], str), _expect(data["$type"], str))
+        if len(data) == 1:
+            tag, payload = next(iter(data.items()))
+            if tag in _DECODERS:
+                return _DECODERS[tag](payload, lambda v: decode_value(v, resolve, depth + 1))
+    raise ValueError(f"malformed value of type {kind.__name__}")
+
+
+# ---------------------------------------------------------------------------------------------
+# output comparison (done in the grader, never in the candidate)
+def _lines(text: str) -> list[str]:
+    lines = [line.rstrip() for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
+    while lines and not lines[-1]:
+        lines.pop()
+    return lines
+
+
+def _number(token: str):
+    try:
+        return int(token)
+    except ValueError:
+        pass
+    try:
+        value = float(token)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def _tokens_equal(got: str, want: str, rel_tol: float, abs_tol: float) -> bool:
+    if got == want:
+        return True
+    a, b = _number(got), _number(want)
+    if a is None or b is None:
+        return False
+    if type(a) is int and type(b) is int:
+        return a == b
+    return math.isclose(float(a), float(b), rel_tol=rel_tol, abs_tol=abs_tol)
+
+
+def compare_output(actual: str, expected: str, mode: str = "tokens", rel_tol: float = 1e-6,
+                   abs_tol: float = 1e-6) -> bool:
+    """Whether a program's stdout ``actual`` matches ``expected``.
+
+    Modes:
+        ``exact``: equal after normalizing line endings, trailing spaces of each line and
+            trailing blank lines.
+        ``tokens``: equal sequences of whitespace-separated tokens.
+        ``numeric``: same number of (non-trailing-blank) lines and of tokens per line; tokens
+            equal as strings, as integers, or as floats within ``rel_tol``/``abs_tol``.
+    """
+    if mode == "exact":
+        return _lines(actual) == _lines(expected)
+    if mode == "tokens":
+        return actual.split() == expected.split()
+    if mode == "numeric":
+        got, want = _lines(actual), _lines(expected)
+        if len(got) != len(want):
+            return False
+        for line_got, line_want in zip(got, want, strict=True):
+            tokens_got, tokens_want = line_got.split(), line_want.split()
+            if len(tokens_got) != len(tokens_want):
+                return False
+            if not all(_tokens_equal(g, w, rel_tol, abs_tol) for g, w in zip(tokens_got, tokens_want, strict=True)):
+                return False
+        return True
+    raise ValueError(f"unknown compare mode {mode!r}: expected one of {COMPARE_MODES}")
+
+
+# ---------------------------------------------------------------------------------------------
+# processes
+def oom_kills() -> int:
+    """The container cgroup's OOM-kill counter (0 when it cannot be read)."""
+    for path, key in (("/sys/fs/cgroup/memory/memory.oom_control", "oom_kill"),
+                      ("/sys/fs/cgroup/memory.events", "oom_kill")):
+        try:
+            with open(path) as handle:
+                for line in handle:
+                    name, _, value = line.partition(" ")
+                    if name == key:
+                        return int(value)
+        except OSError:
+            continue
+    return 0
+
+
+def _install_fds(targets: dict) -> None:
+    """Make exactly ``targets`` (``{target_fd: source_fd}``) the open descriptors of this process."""
+    high = {t: fcntl.fcntl(s, fcntl.F_DUPFD_CLOEXEC, 1000) for t, s in targets.items()}
+    for target, source in high.items():
+        os.dup2(source, target)
+    low = 0
+    for fd in sorted(targets):
+        if low < fd:  # an empty range would close everything (close_range with high < low)
+            os.closerange(low, fd)
+        low = fd + 1
+    os.closerange(low, 1 << 20)
+
+
+def _set_limit(kind: int, value: int) -> None:
+    resource.setrlimit(kind, (value, value))
+
+
+def child_setup(limits: dict, workdir: str, fds: dict) -> None:
+    """Turn a freshly forked process into a candidate process: own session, exactly ``fds``,
+    default signals, the work directory, rlimits, first in line for the OOM killer."""
+    os.setsid()
+    _install_fds(fds)
+    for sig in (signal.SIGALRM, signal.SIGTERM, signal.SIGCHLD, signal.SIGUSR1, signal.SIGUSR2):
+        signal.signal(sig, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    os.chdir(workdir)
+    os.umask(0o077)
+    os.environ.update(HOME=workdir, TMPDIR=workdir, PWD=workdir)
+    _set_limit(resource.RLIMIT_CORE, 0)
+    _set_limit(resource.RLIMIT_NOFILE, int(limits["max_open_files"]))
+    _set_limit(resource.RLIMIT_FSIZE, int(limits["max_file_bytes"]))
+    _set_limit(resource.RLIMIT_CPU, int(math.ceil(limits["timeout_s"])) + 1)
+    _set_limit(resource.RLIMIT_AS, int(limits["memory_mb"]) << 20)
+    try:
+        fd = os.open("/proc/self/oom_score_adj", os.O_WRONLY)
+        os.write(fd, b"1000")
+        os.close(fd)
+    except OSError:
+        pass
+    sys.argv = ["solution.py"]
+
+
+def _flush_and_exit(code: int) -> None:
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BaseException:
+            pass
+    os._exit(code)
+
+
+def _report_setup_failure() -> None:
+    """Exit with :data:`EXIT_SETUP`, the traceback on fd 2 (the job's stderr once it is set up)."""
+    try:
+        os.write(2, traceback.format_exc().encode()[-4000:])
+    finally:
+        os._exit(EXIT_SETUP)
+
+
+class Child:
+    """A candidate process seen from the runner (its parent, ``reap=True``) or from the grader
+    (which got its descriptors and pidfd from the runner, ``reap=False``).
+
+    ``pump`` runs the event loop (stdin feeding, output capture with a byte cap, request
+    writing and reply lines on the RPC pipes, exit through the pidfd) until something the
+    caller waits for happens.
+    """
+
+    def __init__(self, pid: int, pidfd: int, out_fd: int, err_fd: int, cap: int, reap: bool,
+                 in_fd: int | None = None, in_data: bytes = b"", request_fd: int | None = None,
+                 reply_fd: int | None = None):
+        self.pid, self.pidfd, self.cap, self.reap = pid, pidfd, cap, reap
+        self.out_fd, self.err_fd = out_fd, err_fd
+        self.streams = {out_fd: bytearray(), err_fd: bytearray()}
+        self.in_fd, self.in_data = in_fd, memoryview(in_data)
+        self.request_fd, self.reply_fd = request_fd, reply_fd
+        self.outgoing = memoryview(b"")
+        self.replies = bytearray()
+        self.captured = 0
+        self.done = False
+        self.status: int | None = None
+        self.oom_before = oom_kills()
+        self.started = time.monotonic()
+        self.ended: float | None = None
+        self.poll = select.poll()
+        for fd in (out_fd, err_fd, reply_fd, in_fd, request_fd):
+            if fd is not None:
+                os.set_blocking(fd, False)
+        for fd in (out_fd, err_fd, reply_fd, pidfd):
+            if fd is not None:
+                self.poll.register(fd, _POLL_IN)
+        if in_fd is not None:
+            if len(self.in_data):
+                self.poll.register(in_fd, select.POLLOUT | select.POLLERR)
+            else:
+                self._close_stdin()
+
+    # -- state
+    def output(self, fd: int) -> bytes:
+        return bytes(self.streams[fd])
+
+    def exit_code(self) -> int | None:
+        """Exit code (negative: killed by that signal); None if unknown or still running."""
+        return os.waitstatus_to_exitcode(self.status) if self.status is not None else None
+
+    def out_of_memory(self) -> bool:
+        """The process ran out of memory (uncaught MemoryError or killed by the OOM killer)."""
+        return self.exit_code() == EXIT_MEMORY or oom_kills() > self.oom_before
+
+    def elapsed(self) -> float:
+        return (self.ended or time.monotonic()) - self.started
+
+    # -- event loop
+    def _close_stdin(self) -> None:
+        if self.in_fd is not None:
+            try:
+                self.poll.unregister(self.in_fd)
+            except KeyError:
+                pass
+            os.close(self.in_fd)
+            self.in_fd = None
+
+    def _read(self, fd: int) -> bool | None:
+        """Read what is there: True if something was read, None if nothing was ready, False at
+        end of file."""
+        try:
+            chunk = os.read(fd, 1 << 16)
+        except BlockingIOError:
+            return None
+        if not chunk:
+            self.poll.unregister(fd)
+            return False
+        if fd == self.reply_fd:
+            self.replies += chunk
+        else:
+            self.captured += len(chunk)
+            room = self.cap - len(self.streams[fd])
+            if room > 0:
+                self.streams[fd] += chunk[:room]
+        return True
+
+    def _write(self, fd: int, attr: str) -> None:
+        data = getattr(self, attr)
+        try:
+            sent = os.write(fd, data[:1 << 16])
+        except BlockingIOError:
+            return
+        except OSError:  # the process stopped reading or exited: its exit is reported next
+            sent = len(data)
+        data = data[sent:]
+        setattr(self, attr, data)
+        if not len(data):
+            if fd == self.in_fd:
+                self._close_stdin()
+            else:
+                self.poll.unregister(fd)
+
+    def _finish(self) -> None:
+        if self.reap:
+            _, self.status, _ = os.wait4(self.pid, 0)
+        self.done, self.ended = True, time.monotonic()
+        self.poll.unregister(self.pidfd)
+        for fd in (self.out_fd, self.err_fd, self.reply_fd):
+            if fd is None:
+                continue
+            try:  # drain what is buffered; a leftover grandchild may hold the pipe open
+                while self._read(fd):
+                    pass
+            except (KeyError, OSError):
+                pass
+        self._close_stdin()
+
+    def pump(self, deadline: float, want_reply: bool = False) -> str:
+        """Run until ``"reply"`` (a full line waits in :attr:`replies`), ``"exit"``,
+        ``"timeout"`` (``deadline``, a ``time.monotonic()`` value, passed) or
+        ``"output_limit"`` (more than ``cap`` bytes of output or of pending reply)."""
+        while True:
+            if want_reply and b"\n" in self.replies:
+                return "reply"
+            if self.captured > self.cap or len(self.replies) > self.cap:
+                return "output_limit"
+            if self.done:
+                return "exit"
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return "timeout"
+            for fd, event in self.poll.poll(max(1, int(left * 1000) + 1)):
+                if fd == self.pidfd:
+                    self._finish()
+                    break
+                if fd == self.in_fd:
+                    self._write(fd, "in_data")
+                elif fd == self.request_fd:
+                    self._write(fd, "outgoing")
+                elif event & _POLL_IN:
+                    self._read(fd)
+
+    def take_reply(self) -> bytes:
+        line, _, rest = bytes(self.replies).partition(b"\n")
+        self.replies = bytearray(rest)
+        return line
+
+    def send(self, payload: bytes) -> None:
+        """Queue a request line; :meth:`pump` writes it while it waits."""
+        if len(self.outgoing):
+            raise RuntimeError("a request is already being sent")
+        self.outgoing = memoryview(payload)
+        if not self.done:
+            self.poll.register(self.request_fd, select.POLLOUT | select.POLLERR)
+
+    def kill(self) -> None:
+        """SIGKILL the process and its process group, and wait for its exit."""
+        if self.done:
+            return
+        for kill in (os.killpg, os.kill):
+            try:
+                kill(self.pid, signal.SIGKILL)
+            except OSError:
+                pass
+        select.select([self.pidfd], [], [], 5.0)
+        self._finish()
+
+    def close(self) -> None:
+        """Kill the process (if running) and close every descriptor of it."""
+        self.kill()
+        for fd in (self.out_fd, self.err_fd, self.reply_fd, self.request_fd, self.pidfd):
+            if fd is not None:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+
+
+def spawn(limits: dict, workdir: str, stdin: bool, rpc: bool, body) -> tuple[int, dict]:
+    """Fork a candidate process that runs ``body()`` (which never returns) after
+    :func:`child_setup`. Its stdin is a pipe (``stdin``) or /dev/null; ``rpc`` adds a request
+    pipe on fd 3 and a reply pipe on fd 4.
+
+    Returns ``(pid, fds)`` with the parent's ends: ``out``, ``err``, ``in`` (or None),
+    ``request``, ``reply`` (or None) and ``pidfd``.
+    """
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    if stdin:
+        in_r, in_w = os.pipe()
+    else:
+        in_r, in_w = os.open(os.devnull, os.O_RDONLY), None
+    req_r = req_w = rep_r = rep_w = None
+    if rpc:
+        req_r, req_w = os.pipe()
+        rep_r, rep_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            fds = {0: in_r, 1: out_w, 2: err_w}
+            if rpc:
+                fds.update({3: req_r, 4: rep_w})
+            child_setup(limits, workdir, fds)
+        except BaseException:
+            _report_setup_failure()
+        body()
+        os._exit(EXIT_SETUP)
+    for fd in (in_r, out_w, err_w, req_r, rep_w):
+        if fd is not None:
+            os.close(fd)
+    return pid, {"out": out_r, "err": err_r, "in": in_w, "request": req_w, "reply": rep_r,
+                 "pidfd": os.pidfd_open(pid)}
+
+
+# ---------------------------------------------------------------------------------------------
+# candidate side
+def _exception_text(exc: BaseException) -> str:
+    return "".join(traceback.format_exception_only(type(exc), exc)).strip()[:2000]
+
+
+def program_main(code: str) -> None:
+    """Run ``code`` as ``__main__`` like ``python3 solution.py`` would, then exit."""
+    module = types.ModuleType("__main__")
+    module.__file__ = "solution.py"
+    module.__builtins__ = builtins
+    sys.modules["__main__"] = module
+    status = 0
+    try:
+        exec(compile(code, "solution.py", "exec"), module.__dict__)
+    except SystemExit as exc:
+        if exc.code is None:
+            status = 0
+        elif isinstance(exc.code, int):
+            status = exc.code & 0xFF
+        else:
+            print(exc.code, file=sys.stderr)
+            status = 1
+    except MemoryError:
+        status = EXIT_MEMORY
+    except BaseException:
+        try:
+            traceback.print_exc()
+        except BaseException:
+            pass
+        status = 1
+    _flush_and_exit(status)
+
+
+_VALUE_FIELDS = ("args", "kwargs", "key")
+
+
+def function_main(code: str) -> None:
+    """Load ``code`` as module ``solution``, report its globals, then serve calls from the
+    grader: one JSON request line on fd 3, one JSON reply line on fd 4."""
+    module = types.ModuleType("solution")
+    module.__file__ = "solution.py"
+    sys.modules["solution"] = module
+    requests = open(3, "rb", buffering=1 << 16)
+    handles: list = []
+
+    def reply(message: dict) -> None:
+        data = (json.dumps(message, ensure_ascii=True, allow_nan=False) + "\n").encode()
+        view = memoryview(data)
+        while view:
+            view = view[os.write(4, view):]
+
+    def ref_of(value):
+        handles.append(value)
+        return f"h:{len(handles) - 1}"
+
+    def resolve(ref: str, _type: str):
+        space, _, key = ref.partition(":")
+        if space == "h":
+            return handles[int(key)]
+        return getattr(module, key)
+
+    def failure(exc: BaseException) -> dict:
+        return {"ok": False, "type": type(exc).__name__,
+                "base": "Exception" if isinstance(exc, Exception) else "BaseException", "message": _exception_text(exc)}
+
+    try:
+        exec(compile(code, "solution.py", "exec"), module.__dict__)
+    except BaseException as exc:
+        reply(failure(exc))
+        _flush_and_exit(0)
+    names = {}
+    for name, value in list(module.__dict__.items()):
+        if name.startswith("__"):
+            continue
+        names[name] = ["module", value.__name__] if isinstance(value, types.ModuleType) else \
+            ["object", type(value).__name__]
+    reply({"ok": True, "names": names})
+    operations = {
+        "call": lambda target, req: target(*req["args"], **dict(req["kwargs"])),
+        "getattr": lambda target, req: getattr(target, req["name"]),
+        "iter": lambda target, req: list(target),
+        "len": lambda target, req: len(target),
+        "getitem": lambda target, req: target[req["key"]],
+        "bool": lambda target, req: bool(target),
+    }
+    for line in requests:
+        try:
+            raw = json.loads(line)
+            request = {k: decode_value(v, resolve) if k in _VALUE_FIELDS else v for k, v in raw.items()}
+            result = operations[request["op"]](resolve(request["ref"], ""), request)
+            message = {"ok": True, "value": encode_value(result, ref_of)}
+        except BaseException as exc:
+            message = failure(exc)
+        sys.stdout.flush()
+        reply(message)
+    _flush_and_exit(0)
+
+
+# ---------------------------------------------------------------------------------------------
+# grader side
+class CandidateFault(BaseException):
+    """The candidate process stopped answering (timeout, exit, output cap, malformed reply).
+    A BaseException, so that ``except Exception`` in test code does not hide it."""
+
+    def __init__(self, status: str, message: str):
+        super().__init__(message)
+        self.status = status
+
+
+class CandidateExit(BaseException):
+    """The candidate raised SystemExit / KeyboardInterrupt / GeneratorExit during a call."""
+
+
+class RemoteError(Exception):
+    """The candidate raised an exception that is not a builtin one."""
+
+
+class GraderTimeout(BaseException):
+    """The grader's own work on one test ran past the test's time limit."""
+
+
+class RemoteObject:
+    """A candidate object that is not plain data: it can be called, indexed, iterated, asked for
+    attributes, length and truth, each in the candidate process. It never compares equal to
+    anything but itself, so an always-true ``__eq__`` cannot pass a test."""
+
+    __slots__ = ("_rpc", "_ref", "_label")
+
+    def __init__(self, rpc: RemoteCandidate, ref: str, label: str):
+        object.__setattr__(self, "_rpc", rpc)
+        object.__setattr__(self, "_ref", ref)
+        object.__setattr__(self, "_label", label)
+
+    def _ask(self, op: str, **fields):
+        return self._rpc.request(op, self._ref, fields)
+
+    def __call__(self, *args, **kwargs):
+        return self._ask("call", args=list(args), kwargs=[[k, v] for k, v in kwargs.items()])
+
+    def __getattr__(self, name: str):
+        if name.startswith("__") and name.endswith("__"):
+            raise AttributeError(name)
+        return self._ask("getattr", name=name)
+
+    def __iter__(self):
+        return iter(self._ask("iter"))
+
+    def __len__(self) -> int:
+        value = self._ask("len")
+        if type(value) is not int:
+            raise TypeError("len() of a candidate object did not return an int")
+        return value
+
+    def __getitem__(self, key):
+        return self._ask("getitem", key=key)
+
+    def __bool__(self) -> bool:
+        return self._ask("bool") is True
+
+    def __repr__(self) -> str:
+        return f"<candidate {self._label}>"
+
+
+class RemoteCandidate:
+    """The grader's end of a candidate process in ``function`` mode."""
+
+    def __init__(self, child: Child):
+        self.child = child
+        self.deadline = math.inf
+        self.test_index = -1
+        self.fault: str | None = None
+        self.fault_message = ""
+        self.fault_test = -1
+        self.memory_test = -1
+        self.busy = False
+
+    def fail(self, status: str, message: str):
+        self.fault, self.fault_message, self.fault_test = status, message, self.test_index
+        self.child.kill()
+        raise CandidateFault(status, message)
+
+    def receive(self) -> dict:
+        """Wait for one reply line, until :attr:`deadline`."""
+        if self.fault:
+            raise CandidateFault(self.fault, self.fault_message)
+        why = self.child.pump(self.deadline, want_reply=True)
+        if why == "timeout":
+            self.fail("timeout", "time limit exceeded")
+        if why == "output_limit":
+            self.fail("output_limit", f"output exceeded {self.child.cap} bytes")
+        if why == "exit":
+            if self.child.out_of_memory():
+                self.fail("memory", "the candidate process ran out of memory")
+            self.fail("failed", "the candidate process exited")
+        try:
+            message = json.loads(self.child.take_reply())
+            if type(message) is not dict or type(message.get("ok")) is not bool:
+                raise ValueError("not a reply")
+            return message
+        except (ValueError, RecursionError) as exc:
+            self.fail("failed", f"malformed reply from the candidate process: {exc}"[:300])
+
+    def request(self, op: str, ref: str, fields: dict):
+        message = {"op": op, "ref": ref}
+        for key, value in fields.items():
+            message[key] = encode_value(value, self._ref_of)
+        self.child.send((json.dumps(message, ensure_ascii=True, allow_nan=False) + "\n").encode())
+        self.busy = True
+        reply = self.receive()
+        self.busy = False
+        if reply["ok"]:
+            try:
+                return decode_value(reply.get("value"), self._remote)
+            except (ValueError, TypeError, RecursionError, MemoryError) as exc:
+                self.fail("failed", f"malformed value from the candidate process: {exc}"[:300])
+        raise self._exception(reply)
+
+    def _ref_of(self, value):
+        return value._ref if type(value) is RemoteObject and value._rpc is self else None
+
+    def _remote(self, ref: str, type_name: str) -> RemoteObject:
+        return RemoteObject(self, str(ref), f"{type_name} object")
+
+    def _exception(self, reply: dict) -> BaseException:
+        name, message = str(reply.get("type")), str(reply.get("message"))[:2000]
+        if name == "MemoryError":
+            self.memory_test = self.test_index
+        kind = getattr(builtins, name, None)
+        if isinstance(kind, type) and issubclass(kind, Exception) and kind.__module__ == "builtins":
+            try:
+                return kind(message)
+            except Exception:
+                pass
+        if reply.get("base") == "BaseException" or name in ("SystemExit", "KeyboardInterrupt", "GeneratorExit"):
+            return CandidateExit(message)
+        return RemoteError(message)
+
+
+def _alarm(signum, frame):
+    raise GraderTimeout("the grader's work on this test ran past the time limit")
+
+
+def job_status(tests: list) -> str:
+    """A job's status: ``ok`` when every test passed, else the status of the first test that
+    did not (a test not run because time ran out counts as ``timeout``)."""
+    for test in tests:
+        if test["status"] == "not_run":
+            return "timeout"
+        if test["status"] != "passed":
+            return test["status"]
+    return "ok"
+
+
+def _text(data: bytes, keep: int) -> str:
+    return data[:keep].decode("utf-8", "replace")
+
+
+def _run_function(child: Child, grader: dict, job_deadline: float, test_timeout: float) -> dict:
+    rpc = RemoteCandidate(child)
+    results = [{"status": "not_run", "time_s": 0.0, "error": None} for _ in grader["tests"]]
+    try:
+        compiled = [compile(source, f"<test {i}>", "exec") for i, source in enumerate(grader["tests"])]
+        compiled_setup = compile(grader["setup"], "<grader setup>", "exec")
+    except SyntaxError as exc:
+        return {"status": "sandbox_error", "tests": results, "error": f"test code does not compile: {_exception_text(exc)}"}
+    began = time.monotonic()
+    rpc.test_index, rpc.deadline = 0, min(job_deadline, began + test_timeout)
+    load_status, load_error = "failed", None
+    try:
+        loaded = rpc.receive()
+        if not loaded["ok"]:
+            load_status = "memory" if loaded.get("type") == "MemoryError" else "failed"
+            load_error = f"the candidate code raised during import: {loaded.get('message')}"
+    except CandidateFault as fault:
+        load_status, load_error = fault.status, f"loading the candidate code: {fault}"
+    load_s = round(time.monotonic() - began, 6)
+    namespace = {"__name__": "__grader__", "__builtins__": builtins}
+    if load_error is None:
+        try:
+            exec(compiled_setup, namespace)
+        except BaseException as exc:
+            return {"status": "sandbox_error", "tests": results, "load_s": load_s,
+                    "error": f"grader setup raised: {_exception_text(exc)}"}
+        names = loaded.get("names") if type(loaded.get("names")) is dict else {}
+        load_error = _bind(namespace, names, grader, rpc)
+    if load_error is not None:
+        for i, test in enumerate(results):
+            test.update(status=load_status if i == 0 else "failed", error=load_error)
+        return {"status": load_status, "tests": results, "error": load_error, "load_s": load_s}
+    previous = signal.signal(signal.SIGALRM, _alarm)
+    try:
+        for i, code_object in enumerate(compiled):
+            results[i].update(_run_test(i, code_object, namespace, rpc, job_deadline, test_timeout))
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    return {"status": job_status(results), "tests": results, "error": None, "load_s": load_s}
+
+
+def _run_test(i: int, code_object, namespace: dict, rpc: RemoteCandidate, job_deadline: float,
+              test_timeout: float) -> dict:
+    """Run test snippet ``i`` in the grader; returns its result fields."""
+    if rpc.fault:
+        return {"error": f"not run: the candidate process ended at test {rpc.fault_test}"}
+    began = time.monotonic()
+    if began >= job_deadline:
+        return {"error": "not run: the job's time limit was reached"}
+    rpc.test_index, rpc.deadline = i, min(job_deadline, began + test_timeout)
+    signal.setitimer(signal.ITIMER_REAL, max(0.001, rpc.deadline - began) + 0.5)
+    status, error = "passed", None
+    try:
+        exec(code_object, namespace)
+    except GraderTimeout:
+        status, error = "timeout", "time limit exceeded"
+        if rpc.busy:  # the alarm hit while a call was in flight: its late reply must not be read
+            rpc.fault, rpc.fault_test, rpc.fault_message = status, i, error
+            rpc.child.kill()
+    except CandidateFault as fault:
+        status, error = fault.status, str(fault)
+    except BaseException as exc:
+        status, error = "failed", _exception_text(exc) or type(exc).__name__
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+    if rpc.fault_test == i:  # test code may have swallowed the fault: it still decides the verdict
+        status, error = rpc.fault, rpc.fault_message
+    elif status != "passed" and rpc.memory_test == i:
+        status = "memory"
+    return {"status": status, "error": error, "time_s": round(time.monotonic() - began, 6)}
+
+
+def _bind(namespace: dict, names: dict, grader: dict, rpc: RemoteCandidate) -> str | None:
+    """Bind the candidate's globals into the test namespace; returns an error or None.
+
+    Names the grader already has (from its setup code) and builtins are left alone; a module
+    the candidate imported is imported again here, from the standard library only.
+    """
+    if grader.get("import_names", True):
+        for name, entry in names.items():
+            if type(name) is not str or name in namespace or hasattr(builtins, name):
+                continue
+            if type(entry) is not list or len(entry) != 2:
+                continue
+            kind, detail = str(entry[0]), str(entry[1])
+            if kind == "module":
+                if detail.partition(".")[0] in sys.stdlib_module_names:
+                    try:
+                        namespace[name] = importlib.import_module(detail)
+                    except Exception:
+                        pass
+            else:
+                namespace[name] = RemoteObject(rpc, f"g:{name}", f"{detail} {name!r}")
+    for alias, target in grader.get("bind", {}).items():
+        if target not in names:
+            return f"the candidate code does not define {target!r}"
+        namespace[alias] = RemoteObject(rpc, f"g:{target}", f"{names[target][1]} {target!r}")
+    return None
+
+
+def grade_function(meta: dict, grader: dict, fds: list) -> dict:
+    """Grade a ``function`` job whose candidate process the runner forked: ``fds`` are its
+    request pipe, reply pipe, stdout, stderr and pidfd."""
+    limits = meta["limits"]
+    request_fd, reply_fd, out_fd, err_fd, pidfd = fds
+    child = Child(meta["pid"], pidfd, out_fd, err_fd, int(limits["max_output_bytes"]), reap=False,
+                  request_fd=request_fd, reply_fd=reply_fd)
+    try:
+        report = _run_function(child, grader, meta["started"] + float(limits["timeout_s"]),
+                               float(limits["test_timeout_s"]))
+    finally:
+        child.close()
+    keep = int(meta["keep_output_bytes"])
+    report.update(stdout=_text(child.output(out_fd), keep), stderr=_text(child.output(err_fd), keep))
+    return report
+
+
+def grade_program(meta: dict, grader: dict) -> dict:
+    """Grade a ``program`` job: compare the stdout of each run the runner made (status ``ran``:
+    it exited 0 in time) with the expected output."""
+    compare = grader["compare"]
+    tests = []
+    for run, want in zip(meta["runs"], grader["expected"], strict=True):
+        if run["status"] != "ran":
+            tests.append({"status": run["status"], "error": run["error"]})
+            continue
+        stdout = base64.b64decode(run["stdout"]).decode("utf-8", "replace")
+        if want is None or compare_output(stdout, want, compare["mode"], float(compare["rel_tol"]),
+                                          float(compare["abs_tol"])):
+            tests.append({"status": "passed", "error": None})
+        else:
+            tests.append({"status": "failed", "error": "wrong output"})
+    return {"status": job_status(tests), "tests": tests, "error": None}
+
+
+# ---------------------------------------------------------------------------------------------
+# messages between the runner and the grader: a header (meta length, payload length), the JSON
+# meta, the payload; descriptors travel with the header
+_MESSAGE = struct.Struct(">QQ")
+
+
+def recv_message(sock: socket.socket):
+    """Blocking receive of one message: ``(meta, payload, fds)``, or None at end of stream."""
+    head, fds, _flags, _addr = socket.recv_fds(sock, _MESSAGE.size, 8)
+    if not head:
+        return None
+    while len(head) < _MESSAGE.size:
+        more = sock.recv(_MESSAGE.size - len(head))
+        if not more:
+            return None
+        head += more
+    meta_size, payload_size = _MESSAGE.unpack(head)
+    body = bytearray(meta_size + payload_size)
+    view, got = memoryview(body), 0
+    while got < len(body):
+        n = sock.recv_into(view[got:])
+        if n == 0:
+            return None
+        got += n
+    return json.loads(bytes(view[:meta_size])), bytes(view[meta_size:]), fds
+
+
+def grader_loop(sock: socket.socket) -> None:
+    """Body of the grader process: grade one job per message and answer with the report,
+    which carries the job's nonce. Never forks."""
+    while True:
+        message = recv_message(sock)
+        if message is None:
+            os._exit(0)
+        meta, payload, fds = message
+        try:
+            grader = json.loads(payload)
+            if meta["mode"] == "function":
+                report = grade_function(meta, grader, fds)
+            else:
+                report = grade_program(meta, grader)
+        except BaseException as exc:
+            report = {"status": "sandbox_error", "tests": [], "error": f"grader error: {_exception_text(exc)}"}
+        finally:
+            for fd in fds:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        report["nonce"] = meta["nonce"]
+        data = json.dumps(report, ensure_ascii=True, allow_nan=False).encode()
+        sock.sendall(_MESSAGE.pack(len(data), 0) + data)
+        del message, meta, payload, report, data
+
+
+# ---------------------------------------------------------------------------------------------
+# the runner
+class Grader:
+    """The runner's handle on the persistent grader process."""
+
+    def __init__(self) -> None:
+        self.pid = 0
+        self.pidfd = -1
+        self.sock: socket.socket | None = None
+        self.jobs = 0
+
+    def start(self) -> None:
+        ours, theirs = socket.socketpair()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.setsid()
+                null = os.open(os.devnull, os.O_RDWR)
+                _install_fds({0: null, 1: null, 2: null, 3: theirs.fileno()})
+                grader_loop(socket.socket(fileno=3))
+            finally:
+                os._exit(EXIT_SETUP)
+        theirs.close()
+        ours.setblocking(False)
+        self.pid, self.pidfd, self.sock, self.jobs = pid, os.pidfd_open(pid), ours, 0
+
+    @property
+    def alive(self) -> bool:
+        return self.sock is not None and not select.select([self.pidfd], [], [], 0)[0]
+
+    def stop(self) -> None:
+        if self.sock is None:
+            return
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        select.select([self.pidfd], [], [], 5.0)
+        try:
+            os.waitpid(self.pid, 0)
+        except ChildProcessError:  # already reaped by a sweep
+            pass
+        self.sock.close()
+        os.close(self.pidfd)
+        self.sock, self.pid, self.pidfd = None, 0, -1
+
+    def exchange(self, meta: dict, payload, fds: list, deadline: float):
+        """Send one job, wait for its report; returns ``(report_bytes, reason, exit_status)``.
+
+        reason: ``"ok"``, ``"timeout"`` (no report by ``deadline``) or ``"exited"`` (the
+        grader died; exit_status is its wait status).
+        """
+        self.jobs += 1
+        data = json.dumps(meta, ensure_ascii=True, allow_nan=False).encode()
+        poll = select.poll()
+        poll.register(self.sock, select.POLLOUT | _POLL_IN)
+        poll.register(self.pidfd, _POLL_IN)
+        poll.register(0, _POLL_IN)  # the host sends nothing during a job: input here means it is gone
+        outgoing = [memoryview(_MESSAGE.pack(len(data), len(payload))), memoryview(data), memoryview(payload)]
+        received = bytearray()
+        while True:
+            if len(received) >= _MESSAGE.size:
+                size = sum(_MESSAGE.unpack(received[:_MESSAGE.size]))
+                if len(received) >= _MESSAGE.size + size:
+                    return bytes(received[_MESSAGE.size:_MESSAGE.size + size]), "ok", None
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return b"", "timeout", None
+            for fd, event in poll.poll(max(1, int(left * 1000) + 1)):
+                if fd == self.pidfd:
+                    return b"", "exited", os.waitpid(self.pid, 0)[1]
+                if fd == 0:
+                    host_gone()
+                if event & select.POLLOUT and outgoing:
+                    try:
+                        if fds:
+                            sent = socket.send_fds(self.sock, [outgoing[0]], fds)
+                            fds = []
+                        else:
+                            sent = self.sock.send(outgoing[0])
+                    except BlockingIOError:
+                        continue
+                    outgoing[0] = outgoing[0][sent:]
+                    while outgoing and not len(outgoing[0]):
+                        outgoing.pop(0)
+                    if not outgoing:
+                        poll.modify(self.sock, _POLL_IN)
+                if event & _POLL_IN and fd != self.pidfd:
+                    try:
+                        chunk = self.sock.recv(1 << 16)
+                    except BlockingIOError:
+                        continue
+                    if not chunk:
+                        select.select([self.pidfd], [], [], 1.0)
+                        return b"", "exited", os.waitpid(self.pid, 0)[1]
+                    received += chunk
+
+
+def host_gone() -> None:
+    """The host closed the job stream (or broke the protocol): stop everything and exit."""
+    sweep(frozenset())
+    os._exit(0)
+
+
+def _reap_all() -> None:
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def sweep(keep: frozenset) -> bool:
+    """Kill every process of the container except PID 1 and ``keep``, and reap them; False if
+    some survive. Each pass kills every process it sees, and a process with a pending SIGKILL
+    cannot fork: the passes converge (the pids limit bounds a fork bomb)."""
+    me = os.getpid()
+    for attempt in range(2000):
+        _reap_all()
+        victims = [pid for pid in map(int, filter(str.isdigit, os.listdir("/proc"))) if pid != me and pid not in keep]
+        if not victims:
+            return True
+        for pid in victims:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        if attempt:
+            time.sleep(0.0002 * min(attempt, 50))
+    return False
+
+
+def _force_remove(path: str) -> None:
+    def retry(func, target, _exc):
+        try:
+            os.chmod(os.path.dirname(target), 0o700)
+            os.chmod(target, 0o700)
+        except OSError:
+            pass
+        func(target)
+
+    if os.path.isdir(path) and not os.path.islink(path):
+        shutil.rmtree(path, onerror=retry)
+    else:
+        os.unlink(path)
+
+
+def scrub() -> list[str]:
+    """Remove every file a job could have written; returns what could not be removed."""
+    left = []
+    for root in SCRUB_DIRS:
+        try:
+            names = os.listdir(root)
+        except OSError:
+            continue
+        for name in names:
+            path = os.path.join(root, name)
+            try:
+                _force_remove(path)
+            except OSError as exc:
+                left.append(f"{path}: {exc.strerror}")
+    if _sysv_ipc_in_use():
+        pid = os.fork()
+        if pid == 0:
+            null = os.open(os.devnull, os.O_RDWR)
+            _install_fds({0: null, 1: null, 2: null})
+            try:
+                os.execvp("ipcrm", ["ipcrm", "--all"])
+            finally:
+                os._exit(127)
+        os.waitpid(pid, 0)
+        if _sysv_ipc_in_use():
+            left.append("System V IPC objects")
+    return left
+
+
+def _sysv_ipc_in_use() -> bool:
+    for kind in ("shm", "sem", "msg"):
+        try:
+            with open(f"/proc/sysvipc/{kind}") as handle:
+                if len(handle.readlines()) > 1:
+                    return True
+        except OSError:
+            continue
+    return False
+
+
+def _write_line(message: dict) -> None:
+    data = (json.dumps(message, ensure_ascii=True, allow_nan=False) + "\n").encode()
+    view = memoryview(data)
+    while view:
+        view = view[os.write(1, view):]
+
+
+def _read_grader_part() -> bytearray:
+    """Read the grader frame into a buffer the caller zeroes after use."""
+    size = read_frame_length(0)
+    if size is None:
+        raise EOFError("stream ended before the grader frame")
+    buffer = bytearray(size)
+    view, got = memoryview(buffer), 0
+    while got < size:
+        n = os.readv(0, [view[got:]])
+        if n == 0:
+            raise EOFError("stream ended inside the grader frame")
+        got += n
+    return buffer
+
+
+def _write_files(workdir: str, files: dict) -> None:
+    for relative, encoded in files.items():
+        parts = relative.split("/")
+        if relative.startswith("/") or any(p in ("", ".", "..") for p in parts):
+            raise ValueError(f"bad file path {relative!r}: expected a relative path without '..'")
+        path = os.path.join(workdir, *parts)
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+        with open(path, "wb") as handle:
+            handle.write(base64.b64decode(encoded))
+
+
+def _run_cases(header: dict, candidate: dict, workdir: str) -> list:
+    """Run the program once per stdin (the runner is the parent, pumping each run)."""
+    limits, keep, code = header["limits"], int(header.get("keep_output_bytes", 4096)), candidate["code"]
+    job_deadline = time.monotonic() + float(limits["timeout_s"])
+    runs = []
+    for stdin in candidate["stdins"]:
+        began = time.monotonic()
+        if began >= job_deadline:
+            runs.append({"status": "not_run", "error": "not run: the job's time limit was reached", "time_s": 0.0,
+                         "exit_code": None, "stdout": b"", "stderr": ""})
+            continue
+        pid, fds = spawn(limits, workdir, True, False, lambda: program_main(code))
+        child = Child(pid, fds["pidfd"], fds["out"], fds["err"], int(limits["max_output_bytes"]), reap=True,
+                      in_fd=fds["in"], in_data=stdin.encode("utf-8", "surrogateescape"))
+        why = child.pump(min(job_deadline, began + float(limits["test_timeout_s"])))
+        child.close()
+        run = {"status": "ran", "error": None, "time_s": round(child.elapsed(), 6), "exit_code": child.exit_code(),
+               "stdout": child.output(child.out_fd), "stderr": _text(child.output(child.err_fd), keep)}
+        if why == "timeout":
+            run.update(status="timeout", error="time limit exceeded")
+        elif why == "output_limit":
+            run.update(status="output_limit", error=f"output exceeded {child.cap} bytes")
+        elif child.exit_code() == EXIT_MEMORY or (child.exit_code() == -signal.SIGKILL and child.out_of_memory()):
+            run.update(status="memory", error="the program ran out of memory")
+        elif child.exit_code() != 0:
+            run.update(status="failed", error=f"exit status {child.exit_code()}")
+        runs.append(run)
+    return runs
+
+
+def run_job(header: dict, candidate: dict, grader: Grader) -> dict:
+    """Run one job: fork its candidate process(es), then read the grader part, hand it to the
+    grader with a fresh nonce, and check the nonce on the report. The caller sweeps."""
+    began = time.monotonic()
+    oom_before = oom_kills()
+    runs, fds = [], []
+    try:
+        limits, keep = header["limits"], int(header.get("keep_output_bytes", 4096))
+        workdir = os.path.join(WORK_ROOT, "job-" + os.urandom(6).hex())
+        os.mkdir(workdir, 0o700)
+        _write_files(workdir, candidate.get("files", {}))
+        if header["mode"] == "program":
+            runs = _run_cases(header, candidate, workdir)
+            meta = {"mode": "program", "runs": [{"status": r["status"], "error": r["error"],
+                                                 "stdout": base64.b64encode(r["stdout"]).decode()} for r in runs]}
+        elif header["mode"] == "function":
+            code = candidate["code"]
+            pid, parts = spawn(limits, workdir, False, True, lambda: function_main(code))
+            fds = [parts["request"], parts["reply"], parts["out"], parts["err"], parts["pidfd"]]
+            meta = {"mode": "function", "pid": pid, "started": began, "limits": limits, "keep_output_bytes": keep}
+        else:
+            raise ValueError(f"unknown job mode {header['mode']!r}")
+    except BaseException:
+        _read_grader_part()[:] = b""  # keep the stream in step
+        raise
+    # Only now, after every candidate process is forked, do the grader part and the nonce exist here.
+    payload = _read_grader_part()
+    nonce = meta["nonce"] = os.urandom(16).hex()
+    try:
+        report, reason, exit_status = grader.exchange(meta, payload, fds, began + float(limits["timeout_s"]) + 2.0)
+    finally:
+        payload[:] = bytes(len(payload))
+        for fd in fds:
+            os.close(fd)
+    result = _verdict(report, reason, exit_status, nonce, oom_before)
+    if reason != "ok" or "nonce" not in result:
+        grader.stop()  # dead, wedged or forged: replace it
+    result.pop("nonce", None)
+    if runs:
+        for test, run in zip(result.get("tests", []), runs, strict=False):
+            test.update(time_s=run["time_s"], exit_code=run["exit_code"], stdout=_text(run["stdout"], keep),
+                        stderr=run["stderr"])
+    result["job_s"] = round(time.monotonic() - began, 6)
+    return result
+
+
+def _verdict(report_bytes: bytes, reason: str, exit_status: int | None, nonce: str, oom_before: int) -> dict:
+    """The grader's report if it carries this job's nonce (the nonce is kept in the result),
+    else why there is none."""
+    if reason == "timeout":
+        return {"status": "timeout", "tests": [], "error": "the job ran past its time limit"}
+    if reason == "exited":
+        code = os.waitstatus_to_exitcode(exit_status)
+        if oom_kills() > oom_before:
+            return {"status": "memory", "tests": [], "error": "the job ran out of memory (the grader was OOM-killed)"}
+        if code < 0:  # a candidate process can signal the grader (same uid): the candidate's failure
+            return {"status": "failed", "tests": [], "error": f"the grader process was killed by signal {-code}"}
+        return {"status": "sandbox_error", "tests": [], "error": f"the grader process exited with status {code}"}
+    try:
+        report = json.loads(report_bytes)
+    except ValueError:
+        report = None
+    if type(report) is not dict or not hmac.compare_digest(str(report.get("nonce", "")), nonce):
+        return {"status": "sandbox_error", "tests": [], "error": "the grader report failed the nonce check"}
+    return report
+
+
+def _set_dumpable(value: int) -> int:
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(4, value, 0, 0, 0)  # PR_SET_DUMPABLE
+    return libc.prctl(3, 0, 0, 0, 0)  # PR_GET_DUMPABLE
+
+
+def main() -> int:
+    """Serve jobs from stdin until it closes; one JSON line per job on stdout."""
+    if os.getpid() != 1:
+        sys.stderr.write("the sandbox runner must be PID 1 of its container (it kills every other process)\n")
+        return 2
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # PID 1: nothing inside the container may stop it
+    if _set_dumpable(0) != 0:
+        sys.stderr.write("could not make the runner non-dumpable\n")
+        return 2
+    for name in PRELOAD:
+        importlib.import_module(name)
+    gc.collect()
+    gc.freeze()  # forked jobs then never traverse (and copy-on-write) the runner's objects
+    grader = Grader()
+    grader.start()
+    _write_line({"ready": True, "runner": RUNNER_VERSION, "python": sys.version.split()[0], "uid": os.getuid()})
+    while True:
+        size = read_frame_length(0)
+        if size is None:
+            grader.stop()
+            return 0
+        header = json.loads(read_exact(0, size) or b"{}")
+        candidate = json.loads(read_exact(0, read_frame_length(0) or 0) or b"{}")
+        try:
+            result = run_job(header, candidate, grader)
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            result = {"status": "sandbox_error", "tests": [], "error": f"runner: {_exception_text(exc)}"}
+            grader.stop()
+        del candidate
+        result["id"] = header.get("id")
+        if not sweep(frozenset([grader.pid])):
+            _write_line(dict(result, fatal="processes survived the sweep"))
+            return 1
+        leftovers = scrub()
+        if leftovers:
+            result["fatal"] = f"files survived the scrub: {leftovers[:5]}"
+        if grader.sock is not None:
+            os.kill(grader.pid, signal.SIGCONT)  # a candidate may have stopped it
+        if not grader.alive or grader.jobs >= GRADER_JOBS:
+            grader.stop()
+        if grader.sock is None:
+            grader.start()
+        _write_line(result)
+        if leftovers:
+            return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,68 @@
+import json
+import subprocess
+import sys
+
+import pytest
+
+
+def run_cli(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "rlenv", *args], capture_output=True, text=True, cwd=cwd)
+
+
+def write_jsonl(path, rows):
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def test_list_and_show():
+    listed = run_cli("list")
+    assert listed.returncode == 0 and "rlenv/ExactMatch-v0" in listed.stdout
+    shown = run_cli("show", "rlenv/ExactMatch-v0")
+    assert shown.returncode == 0
+    assert json.loads(shown.stdout)["spec"]["id"] == "rlenv/ExactMatch-v0"
+
+
+def test_score_end_to_end_with_user_data(tmp_path):
+    data = write_jsonl(tmp_path / "tasks.jsonl", [
+        {"id": 7, "question": "Say yes", "answer": "yes"},
+        {"id": 8, "question": "Say no", "answer": "no"},
+    ])
+    samples = write_jsonl(tmp_path / "samples.jsonl", [
+        {"task_id": 7, "completion": "Yes"},
+        {"task_id": "7", "completion": "No"},
+        {"index": 1, "completion": "no."},
+        {"index": 1, "completion": ""},
+    ])
+    out = tmp_path / "results.jsonl"
+    proc = run_cli("score", "rlenv/ExactMatch-v0", "--samples", str(samples), "--data", str(data),
+                   "--field", "prompt=question", "--field", "reference=answer", "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [(r["task_id"], r["reward"], r["status"]) for r in rows] == [
+        ("7", 1.0, "correct"), ("7", 0.0, "incorrect"), ("8", 1.0, "correct"), ("8", 0.0, "unparsable")]
+    summary = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert summary["count"] == 4 and summary["mean_reward"] == 0.5
+    assert summary["status"] == {"correct": 2, "incorrect": 1, "unparsable": 1}
+    assert summary["pass@k"] == {"1": 0.5, "2": 1.0}
+
+
+@pytest.mark.parametrize(
+    "sample_text, match",
+    [
+        ('{"task_id": "missing", "completion": "x"}\n', "unknown task_id 'missing'"),
+        ('{"task_id": "capital-fr", "completion": "x"}\nnot json\n', "samples.jsonl:2: not valid JSON"),
+        ('{"completion": "x"}\n', "names no task"),
+    ],
+)
+def test_score_bad_input_exits_2_with_a_clear_message(tmp_path, sample_text, match):
+    samples = tmp_path / "samples.jsonl"
+    samples.write_text(sample_text)
+    proc = run_cli("score", "rlenv/ExactMatch-v0", "--samples", str(samples), "--out", str(tmp_path / "r.jsonl"))
+    assert proc.returncode == 2
+    assert match in proc.stderr
+
+
+def test_import_rlenv_does_not_import_torch():
+    code = "import rlenv, sys; rlenv.make('rlenv/ExactMatch-v0'); assert 'torch' not in sys.modules, 'torch imported'"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr

@@ -1,0 +1,97 @@
+"""Answer extraction: every supported format, priorities, nesting and the think-tag rule."""
+
+import pytest
+
+from envs.math.extraction import ANSWER_FORMATS, LAST_NUMBER, boxed_answers, extract_answers, last_boxed
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (r"so $\boxed{42}$.", ["42"]),
+        (r"\boxed{\frac{1}{2}} and later \boxed{3}", [r"\frac{1}{2}", "3"]),
+        (r"\boxed{\frac{\sqrt{2}}{2}}", [r"\frac{\sqrt{2}}{2}"]),
+        (r"\fbox{7}", ["7"]),
+        (r"\boxed 5$ done", ["5"]),
+        (r"\boxed{\{1, 2\}}", [r"\{1, 2\}"]),  # escaped braces do not close the group
+        (r"\boxed{\boxed{9}}", ["9"]),  # a box around a box is one answer
+        (r"\boxed{a \boxed{b} c}", [r"a \boxed{b} c"]),  # an inner box is part of the outer answer
+        (r"\boxed{12", []),  # cut-off completion: no answer
+        (r"\boxed{}", [""]),
+        (r"\boxedfoo{3}", []),
+    ],
+)
+def test_boxed_answers_match_nested_braces(text, expected):
+    assert boxed_answers(text) == expected
+
+
+def test_last_boxed_returns_the_last_top_level_box():
+    assert last_boxed(r"first \boxed{1}, then \boxed{x^{2}}") == "x^{2}"
+    assert last_boxed("no box") is None
+
+
+@pytest.mark.parametrize(
+    ("completion", "fmt", "answers"),
+    [
+        ("Janet makes 9 * 2 = $18.\n#### 18", "gsm8k", ("18",)),
+        ("#### 1,450,000.", "gsm8k", ("1,450,000",)),
+        ("<think>hmm</think><answer> 42 </answer>", "answer_tag", ("42",)),
+        ("<answer>$\\frac{1}{2}$</answer>", "answer_tag", ("\\frac{1}{2}",)),
+        ("Thus the answer is 3.5 m. Done.", "answer_is", ("3.5 m",)),
+        ("The answer is **42**.", "answer_is", ("42",)),
+        ("Final Answer: The final answer is $\\frac{3}{4}$. I hope it is correct.", "answer_is", ("\\frac{3}{4}",)),
+        ("answer: 17\n", "answer_is", ("17",)),
+        ("So the final answer is: $x=2$", "answer_is", ("x=2",)),
+    ],
+)
+def test_each_format_is_extracted(completion, fmt, answers):
+    found = extract_answers(completion)
+    assert (found.format, found.answers) == (fmt, answers)
+    assert found.final == answers[-1]
+
+
+def test_format_priority_follows_the_given_order():
+    text = "The answer is 5.\n#### 6\n$\\boxed{7}$"
+    assert extract_answers(text).answers == ("7",)
+    assert extract_answers(text, formats=("gsm8k", "boxed")).answers == ("6",)
+    assert extract_answers(text, formats=("answer_is",)).answers == ("5",)
+
+
+def test_all_answers_of_the_winning_format_are_returned_in_order():
+    found = extract_answers(r"\boxed{1} or maybe \boxed{2}")
+    assert found.answers == ("1", "2") and found.final == "2"
+
+
+def test_empty_answers_are_dropped_and_nothing_found_is_reported():
+    assert extract_answers(r"\boxed{} \boxed{4}").answers == ("4",)
+    nothing = extract_answers("I do not know.")
+    assert nothing.format is None and nothing.answers == () and nothing.final is None
+
+
+def test_reasoning_before_the_last_think_tag_is_ignored():
+    completion = "<think>the answer is 3? \\boxed{3}</think> The answer is 4."
+    found = extract_answers(completion)
+    assert (found.format, found.answers) == ("answer_is", ("4",))
+
+
+def test_last_number_fallback_is_opt_in():
+    text = "We get 12 apples, then 1,234.5 pears"
+    assert extract_answers(text).format is None
+    found = extract_answers(text, last_number=True)
+    assert (found.format, found.answers) == (LAST_NUMBER, ("1,234.5",))
+    assert extract_answers("#### 3 and then 9", last_number=True).answers == ("3 and then 9",)
+
+
+def test_unknown_format_is_rejected_with_the_valid_names():
+    with pytest.raises(ValueError, match="unknown answer format 'latex'"):
+        extract_answers("x", formats=("latex",))
+    assert set(ANSWER_FORMATS) == {"boxed", "gsm8k", "answer_tag", "answer_is"}
+
+
+def test_extraction_is_linear_on_a_large_adversarial_completion():
+    import time
+
+    text = "\\boxed{" * 20_000 + "answer is " * 20_000 + "<answer>" * 20_000
+    start = time.perf_counter()
+    extract_answers(text, last_number=True)
+    assert time.perf_counter() - start < 5.0

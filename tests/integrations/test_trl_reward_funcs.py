@@ -1,0 +1,87 @@
+"""TRL reward-function contract and dataset export, and the verl compute_score shim (ExactMatch-v0)."""
+
+import pytest
+
+import rlenv
+from rlenv.integrations.trl import completion_text, reward_funcs, to_dataset
+from rlenv.integrations.verl import compute_score, to_verl_rows
+from rlenv.wrappers.base import RewardWrapper
+
+ENV_ID = "rlenv/ExactMatch-v0"
+
+
+def test_trl_to_dataset_columns_plain_and_chat():
+    env = rlenv.make(ENV_ID)
+    ds = to_dataset(env)
+    assert ds.column_names == ["prompt", "task_id"]
+    assert len(ds) == env.unwrapped.source.size
+    first = env.unwrapped.source[0]
+    assert ds[0]["task_id"] == first.id and ds[0]["prompt"] == first.prompt
+    chat = to_dataset(rlenv.make(ENV_ID, chat=True, system_prompt="Be brief."), indices=[2, 5], env_id=ENV_ID)
+    assert chat.column_names == ["prompt", "task_id", "env_id"]
+    assert chat[0]["prompt"][0] == {"role": "system", "content": "Be brief."}
+    assert chat[1]["task_id"] == env.unwrapped.source[5].id
+    with pytest.raises(ValueError, match="num_tasks"):
+        to_dataset(env, num_tasks=100)
+
+
+def test_trl_reward_funcs_plain_and_conversational():
+    env = rlenv.make(ENV_ID)
+    ds = to_dataset(env)
+    (reward,) = reward_funcs(env)
+    assert reward.__name__ == "rlenv/exact_match"
+    refs = [env.unwrapped.source[i].reference for i in range(3)]
+    completions = [refs[0], "wrong", ""]
+    metrics = {}
+    out = reward(prompts=ds["prompt"][:3], completions=completions, task_id=ds["task_id"][:3],
+                 completion_ids=[[1]] * 3, trainer_state=None, log_metric=metrics.__setitem__, log_extra=None)
+    assert out == [1.0, 0.0, 0.0]
+    assert metrics == {"rlenv/exact_match/correct": pytest.approx(1 / 3),
+                       "rlenv/exact_match/incorrect": pytest.approx(1 / 3),
+                       "rlenv/exact_match/unparsable": pytest.approx(1 / 3)}
+    conversational = [[{"role": "assistant", "content": refs[1]}], [{"role": "assistant", "content": "no"}]]
+    assert reward(prompts=[None] * 2, completions=conversational, task_id=ds["task_id"][1:3]) == [1.0, 0.0]
+
+
+def test_trl_reward_funcs_components_multi_env_and_wrappers():
+    class Bonus(RewardWrapper):
+        def transform(self, task, completion, reward, truncated, info):
+            return reward + 0.5, info
+
+    env = Bonus(rlenv.make(ENV_ID))
+    main, component = reward_funcs(env, components=["exact_match"], env_id=ENV_ID)
+    assert component.__name__ == "rlenv/exact_match/exact_match"
+    ref = env.unwrapped.source[0].reference
+    kwargs = dict(prompts=["p"] * 3, completions=[ref, ref, ""], task_id=[env.unwrapped.source[0].id] * 3,
+                  env_id=[ENV_ID, "other/Env-v0", ENV_ID])
+    assert main(**kwargs) == [1.5, None, 0.5]
+    assert component(**kwargs) == [1.0, None, None]  # the unparsable result has no component
+
+
+def test_trl_reward_funcs_reject_bad_calls():
+    (reward,) = reward_funcs(rlenv.make(ENV_ID))
+    with pytest.raises(KeyError, match="task_id"):
+        reward(prompts=["p"], completions=["x"])
+    with pytest.raises(ValueError, match="task ids"):
+        reward(prompts=["p"], completions=["x", "y"], task_id=["capital-fr"])
+    with pytest.raises(KeyError, match="unknown task_id"):
+        reward(prompts=["p"], completions=["x"], task_id=["nope"])
+    with pytest.raises(ValueError, match="no assistant message"):
+        completion_text([{"role": "user", "content": "hi"}])
+
+
+def test_trl_verl_compute_score_and_rows():
+    env = rlenv.make(ENV_ID)
+    rows = to_verl_rows(ENV_ID, [0, 1])
+    assert rows[0]["data_source"] == ENV_ID
+    assert rows[0]["prompt"] == [{"role": "user", "content": env.unwrapped.source[0].prompt}]
+    assert rows[1]["reward_model"] == {"style": "rule", "ground_truth": env.unwrapped.source[1].reference}
+    row = rows[0]
+    right = compute_score(row["data_source"], env.unwrapped.source[0].reference,
+                          row["reward_model"]["ground_truth"], row["extra_info"])
+    assert right == {"score": 1.0, "acc": 1.0, "verifier_failure": 0.0}
+    assert compute_score(ENV_ID, "Lyon", extra_info={"index": 0})["score"] == 0.0
+    # no task id: the task is built from the ground truth
+    assert compute_score(ENV_ID, "forty two", "Forty Two")["acc"] == 1.0
+    with pytest.raises(ValueError, match="ground_truth"):
+        compute_score(ENV_ID, "x")
