@@ -9,4 +9,5 @@ COMMAND_MODULES = [
     "rlenv.commands.compare",
     "rlenv.commands.audit",
     "rlenv.commands.sandbox",
+    "rlenv.commands.train",
 ]
