@@ -22,12 +22,12 @@ from rlenv import Task
 from trainers.tiny import save_tiny, tiny_sequence_classifier, tiny_token_classifier, tiny_tokenizer
 
 
-def completions(n: int, rng: random.Random) -> list[str]:
+def completions(n: int, rng: random.Random, max_steps: int) -> list[str]:
     words = ["step", "add", "then", "so", "the", "answer", "is", "we", "get", "Sure", "here", "how"]
     out = []
     for _ in range(n):
         steps = [f"Step {k + 1}: " + " ".join(rng.choice(words) for _ in range(rng.randint(4, 30)))
-                 for k in range(rng.randint(1, 6))]
+                 for k in range(rng.randint(1, max_steps))]
         out.append("\n".join(steps))
     return out
 
@@ -54,11 +54,12 @@ def main() -> None:
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--hidden", type=int, default=128)
     parser.add_argument("--layers", type=int, default=4)
+    parser.add_argument("--max-steps", type=int, default=6, help="steps per completion: 1..N, 4-30 words each")
     parser.add_argument("--threads", type=int, default=torch.get_num_threads())
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     rng = random.Random(0)
-    texts = completions(args.episodes, rng)
+    texts = completions(args.episodes, rng, args.max_steps)
     tasks = [Task(str(i), "Add the numbers and explain each step.") for i in range(args.episodes)]
     tok = tiny_tokenizer()
     rows = []
@@ -76,8 +77,9 @@ def main() -> None:
             batched, batch_s, batch_f = count_forwards(verifier.model, lambda v=verifier: v.score_batch(tasks, texts))
             gap = max(abs(a.value - b.value) for a, b in zip(base, batched))
             rows.append((name, base_f, base_s, batch_f, batch_s, gap))
-    print(f"{args.episodes} episodes, batch_size {args.batch_size}, Llama hidden {args.hidden} x {args.layers} layers, "
-          f"{args.threads} CPU thread(s)")
+    mean_chars = sum(map(len, texts)) / len(texts)
+    print(f"{args.episodes} episodes (mean {mean_chars:.0f} chars, 1 token/char), batch_size {args.batch_size}, "
+          f"Llama hidden {args.hidden} x {args.layers} layers, {args.threads} CPU thread(s)")
     print(f"{'verifier':<22}{'baseline fwd':>13}{'baseline s':>12}{'batched fwd':>13}{'batched s':>11}"
           f"{'episodes/s':>12}{'speedup':>9}{'max |diff|':>12}")
     for name, base_f, base_s, batch_f, batch_s, gap in rows:
