@@ -3,12 +3,12 @@ import math
 
 import pytest
 import torch
-from trainer_helpers import make_task_env, tiny_policy, training_split
+from trainer_helpers import MAX_NEW_TOKENS, make_task_env, tiny_policy, training_split
 
 from trainers import ALGORITHMS, EpisodeBatch, Trainer, TrainerConfig, gold_examples, sft
 from trainers.rollout import zero_variance_groups
 
-BASE = dict(num_tasks=4, group_size=4, lr=1e-3, max_new_tokens=4, micro_batch_size=6, progress=False)
+BASE = dict(num_tasks=4, group_size=4, lr=1e-3, max_new_tokens=MAX_NEW_TOKENS, micro_batch_size=6, progress=False)
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -23,7 +23,7 @@ def one_thread():
 def warm():
     """A tiny policy after a short SFT warm-up (rewards vary, so every loss term is exercised)."""
     model, tok = tiny_policy()
-    sft(model, tok, gold_examples(make_task_env(), range(960)), steps=60, batch_size=16, lr=3e-3, progress=False)
+    sft(model, tok, gold_examples(make_task_env(), range(1600)), steps=100, batch_size=16, lr=3e-3, progress=False)
     return {k: v.clone() for k, v in model.state_dict().items()}, tok
 
 
