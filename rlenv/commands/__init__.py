@@ -10,4 +10,5 @@ COMMAND_MODULES = [
     "rlenv.commands.demo",
     "rlenv.commands.audit",
     "rlenv.commands.sandbox",
+    "rlenv.commands.train",
 ]

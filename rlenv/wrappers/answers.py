@@ -49,30 +49,30 @@ class AnswerSpan:
     source: str
 
 
-def _braced(text: str, open_at: int) -> int | None:
-    """Index of the brace closing the one at ``open_at``, or None when unbalanced."""
-    depth = 0
-    for i in range(open_at, len(text)):
-        if text[i] == "{" and (i == 0 or text[i - 1] != "\\"):
-            depth += 1
-        elif text[i] == "}" and (i == 0 or text[i - 1] != "\\"):
-            depth -= 1
-            if depth == 0:
-                return i
-    return None
+def brace_pairs(text: str) -> dict[int, int]:
+    """``{index of an unescaped "{": index of its matching "}"}`` in one linear pass."""
+    pairs, stack = {}, []
+    for i, ch in enumerate(text):
+        if ch in "{}" and (i == 0 or text[i - 1] != "\\"):
+            if ch == "{":
+                stack.append(i)
+            elif stack:
+                pairs[stack.pop()] = i
+    return pairs
 
 
 def boxed_spans(text: str) -> list[AnswerSpan]:
     """Contents of every ``\\boxed{…}`` / ``\\fbox{…}`` (nested braces) and ``\\boxed 5`` form."""
-    spans = []
+    spans, pairs = [], None
     for match in _BOX.finditer(text):
         at = match.end()
         if at < len(text) and text[at] == "{":
-            close = _braced(text, at)
+            pairs = brace_pairs(text) if pairs is None else pairs
+            close = pairs.get(at)
             if close is not None:
                 spans.append(AnswerSpan(text[at + 1 : close], at + 1, close, "boxed"))
         else:
-            word = re.match(r"[^\s$]+", text[at:])
+            word = re.match(r"[^\s$]+", text[at : at + 200])
             if word:
                 spans.append(AnswerSpan(word.group(0), at, at + word.end(), "boxed"))
     return spans
@@ -115,17 +115,18 @@ def answer_spans(text: str) -> list[AnswerSpan]:
 
 
 def unbox(text: str) -> str:
-    """``text`` with every ``\\boxed{X}`` / ``\\fbox{X}`` replaced by ``X``."""
-    while True:
-        match = _BOX.search(text)
-        if match is None:
-            return text
+    """``text`` with every ``\\boxed{X}`` / ``\\fbox{X}`` replaced by ``X`` (linear time)."""
+    if _BOX.search(text) is None:
+        return text
+    pairs = brace_pairs(text)
+    keep = bytearray(b"\x01") * len(text)
+    for match in _BOX.finditer(text):
         at = match.end()
-        close = _braced(text, at) if at < len(text) and text[at] == "{" else None
-        if close is None:
-            text = text[: match.start()] + text[at:].lstrip("{")
-        else:
-            text = text[: match.start()] + text[at + 1 : close] + text[close + 1 :]
+        end = at + 1 if at < len(text) and text[at] == "{" else at
+        keep[match.start() : end] = bytes(end - match.start())
+        if end > at and at in pairs:
+            keep[pairs[at]] = 0
+    return "".join(ch for ch, k in zip(text, keep, strict=True) if k)
 
 
 def strip_latex(text: str) -> str:
@@ -201,6 +202,21 @@ def answer_parts(text: str) -> list[str]:
 def numbers_in(text: str) -> list[Fraction]:
     """Every plain number written in ``text`` (thousands separators and decimals understood)."""
     return [Fraction(m.group(0).replace(",", "")) for m in _NUMBER.finditer(text)]
+
+
+def distinct_numbers(text: str) -> set[Fraction]:
+    """The set of :func:`numbers_in` ``text`` (each distinct spelling parsed once)."""
+    return {Fraction(s.replace(",", "")) for s in set(_NUMBER.findall(text))}
+
+
+#: Answer-based detectors read only this many final characters: final answers sit at the end,
+#: and the cost of a pathological completion stays bounded.
+TAIL_CHARS = 50_000
+
+
+def tail(text: str, limit: int = TAIL_CHARS) -> str:
+    """The last ``limit`` characters of ``text``."""
+    return text[-limit:] if len(text) > limit else text
 
 
 def is_assignment(text: str) -> bool:

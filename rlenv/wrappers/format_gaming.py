@@ -40,10 +40,26 @@ def _tag(name: str, closing: bool) -> re.Pattern[str]:
     return re.compile(rf"<\s*{'/' if closing else ''}\s*{re.escape(name)}\s*>", re.IGNORECASE)
 
 
+def block_spans(text: str, tag: str) -> list[tuple[int, int, int, int]]:
+    """``(open_start, content_start, content_end, close_end)`` of every ``<tag>…</tag>`` block.
+
+    Each block ends at the first closing tag after its opening tag (case-insensitive); one
+    linear pass, so thousands of unclosed tags cost no more than one.
+    """
+    opening, closing = _tag(tag, False), _tag(tag, True)
+    spans, at = [], 0
+    while (start := opening.search(text, at)) is not None:
+        end = closing.search(text, start.end())
+        if end is None:
+            break
+        spans.append((start.start(), start.end(), end.start(), end.end()))
+        at = end.end()
+    return spans
+
+
 def blocks(text: str, tag: str) -> list[str]:
-    """Contents of every ``<tag>…</tag>`` block (non-greedy, case-insensitive)."""
-    pattern = re.compile(rf"<\s*{re.escape(tag)}\s*>(.*?)<\s*/\s*{re.escape(tag)}\s*>", re.IGNORECASE | re.DOTALL)
-    return pattern.findall(text)
+    """Contents of every ``<tag>…</tag>`` block (see :func:`block_spans`)."""
+    return [text[a:b] for _, a, b, _ in block_spans(text, tag)]
 
 
 def is_empty_content(content: str) -> bool:
@@ -58,8 +74,13 @@ def is_empty_content(content: str) -> bool:
 
 
 def _outside(text: str, tags: tuple[str, str]) -> str:
+    """``text`` without its tag blocks and stray tags."""
     for tag in tags:
-        text = re.sub(rf"<\s*{re.escape(tag)}\s*>.*?<\s*/\s*{re.escape(tag)}\s*>", " ", text, flags=re.I | re.S)
+        kept, last = [], 0
+        for start, _, _, end in block_spans(text, tag):
+            kept.append(text[last:start])
+            last = end
+        text = " ".join(kept + [text[last:]])
         text = _tag(tag, False).sub(" ", text)
         text = _tag(tag, True).sub(" ", text)
     return text.strip()
@@ -135,11 +156,13 @@ def detect_format_gaming(
 
 
 def format_component(result: RewardResult | None) -> float | None:
-    """The verifier's format sub-reward: the sum of components whose name contains ``format``, or None."""
+    """The verifier's format sub-reward, or None: the sum of the components whose name contains
+    ``format``, counting only top-level names when nested ones (``format.think_answer``) exist."""
     if result is None:
         return None
-    values = [v for k, v in result.components.items() if "format" in k.lower()]
-    return float(sum(values)) if values else None
+    named = [k for k in result.components if "format" in k.lower()]
+    top = [k for k in named if "." not in k] or named  # "format" over its parts "format.think_answer"
+    return float(sum(result.components[k] for k in top)) if top else None
 
 
 class FormatGaming(DetectorWrapper):

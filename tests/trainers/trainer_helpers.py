@@ -17,6 +17,8 @@ from trainers.tiny import tiny_causal_lm, tiny_tokenizer
 TRAIN_SIZE = 5000
 HELD_OUT_START = 100_000
 HELD_OUT_SIZE = 200
+#: Generation limit for the learning task (answers are 1-2 digits and EOS).
+MAX_NEW_TOKENS = 4
 
 
 def _addition(rng: random.Random, index: int) -> Task:
@@ -81,4 +83,4 @@ def tiny_policy(seed: int = 0, hidden_size: int = 64, num_layers: int = 2):
     return tiny_causal_lm(tok, hidden_size=hidden_size, num_layers=num_layers, seed=seed), tok
 
 
-__all__ = ["HELD_OUT_SIZE", "HELD_OUT_START", "TRAIN_SIZE", "addition_env", "make_task_env", "rlenv", "tiny_policy", "training_split"]
+__all__ = ["HELD_OUT_SIZE", "HELD_OUT_START", "MAX_NEW_TOKENS", "TRAIN_SIZE", "addition_env", "make_task_env", "rlenv", "tiny_policy", "training_split"]
