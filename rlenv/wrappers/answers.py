@@ -14,12 +14,13 @@ import re
 from fractions import Fraction
 
 _BOX = re.compile(r"\\(?:boxed|fbox)\s*")
-_ANSWER_TAG = re.compile(r"<answer>(.*?)</answer>", re.IGNORECASE | re.DOTALL)
 _HASHES = re.compile(r"^[ \t]*####[ \t]*(.+?)[ \t]*$", re.MULTILINE)
 _MARKER = re.compile(r"\b(?:final\s+answer|(?:possible|candidate|potential)\s+answers|candidates|answer)\s*(?:is|are|:|=)\s*(?::\s*)?",
                      re.IGNORECASE)
 _SENTENCE_END = re.compile(r"\n|\.(?=\s|$)|;|!|\?")
 _MAX_MARKER_WORDS = 6
+#: A stated answer longer than this many characters is not an answer (and is never copied out).
+MAX_ANSWER_CHARS = 1000
 
 _LATEX_NOISE = re.compile(r"\\[,;:!]|\\left|\\right|\\displaystyle|~|\\\(|\\\)|\\\[|\\\]|\*\*")
 _TEXT_CMD = re.compile(r"\\(?:text|textbf|mathrm|mathbf|operatorname|mbox)\s*\{([^{}]*)\}")
@@ -28,7 +29,6 @@ _NUMBER = re.compile(r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|[-+]?\.\d+")
 _UNIT_TAIL = re.compile(r"^\s*(?P<sign>-)?\s*\$?\s*(?P<num>[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|[-+]?\.\d+)"
                         r"\s*(?:\\?%|percent)?(?:\s+(?P<tail>[A-Za-z][A-Za-z .'/-]*))?\s*$")
 _SIMPLE_FRACTION = re.compile(r"^\(?([-+]?\d+(?:\.\d+)?)\)?/\(?([-+]?\d+(?:\.\d+)?)\)?$")
-_ASSIGNMENT = re.compile(r"^[A-Za-z](?:_\{?\w+\}?)?\s*=\s*(?!=)")
 _OPEN = "([{"
 _CLOSE = ")]}"
 
@@ -62,14 +62,15 @@ def brace_pairs(text: str) -> dict[int, int]:
 
 
 def boxed_spans(text: str) -> list[AnswerSpan]:
-    """Contents of every ``\\boxed{…}`` / ``\\fbox{…}`` (nested braces) and ``\\boxed 5`` form."""
+    """Contents of every ``\\boxed{…}`` / ``\\fbox{…}`` (nested braces) and ``\\boxed 5`` form, up to
+    :data:`MAX_ANSWER_CHARS` characters each."""
     spans, pairs = [], None
     for match in _BOX.finditer(text):
         at = match.end()
         if at < len(text) and text[at] == "{":
             pairs = brace_pairs(text) if pairs is None else pairs
             close = pairs.get(at)
-            if close is not None:
+            if close is not None and close - at <= MAX_ANSWER_CHARS:
                 spans.append(AnswerSpan(text[at + 1 : close], at + 1, close, "boxed"))
         else:
             word = re.match(r"[^\s$]+", text[at : at + 200])
@@ -81,6 +82,33 @@ def boxed_spans(text: str) -> list[AnswerSpan]:
 def prose_words(text: str) -> int:
     """How many words of two or more letters ``text`` has once LaTeX is stripped (math has none)."""
     return len(re.findall(r"[A-Za-z]{2,}", strip_latex(text)))
+
+
+def tag_pattern(name: str, closing: bool) -> re.Pattern[str]:
+    """The regex of ``<name>`` (or ``</name>`` when ``closing``), spaces allowed, case-insensitive."""
+    return re.compile(rf"<\s*{'/' if closing else ''}\s*{re.escape(name)}\s*>", re.IGNORECASE)
+
+
+def block_spans(text: str, tag: str) -> list[tuple[int, int, int, int]]:
+    """``(open_start, content_start, content_end, close_end)`` of every ``<tag>…</tag>`` block.
+
+    Each block ends at the first closing tag after its opening tag (case-insensitive); one
+    linear pass, so thousands of unclosed tags cost no more than one.
+    """
+    opening, closing = tag_pattern(tag, False), tag_pattern(tag, True)
+    spans, at = [], 0
+    while (start := opening.search(text, at)) is not None:
+        end = closing.search(text, start.end())
+        if end is None:
+            break
+        spans.append((start.start(), start.end(), end.start(), end.end()))
+        at = end.end()
+    return spans
+
+
+def blocks(text: str, tag: str) -> list[str]:
+    """Contents of every ``<tag>…</tag>`` block (see :func:`block_spans`)."""
+    return [text[a:b] for _, a, b, _ in block_spans(text, tag)]
 
 
 def _marker_spans(text: str) -> list[AnswerSpan]:
@@ -102,12 +130,13 @@ def _marker_spans(text: str) -> list[AnswerSpan]:
 def answer_spans(text: str) -> list[AnswerSpan]:
     """Every final-answer span of ``text`` (boxed, answer tags, ``####``, answer markers), by position.
 
-    A marker phrase is kept only when it is short (at most 6 words, not counting math) and looks
-    like an answer (a digit or LaTeX, or at most 3 words), so "Answer: let's think step by step"
-    is not an answer.
+    Spans longer than :data:`MAX_ANSWER_CHARS` are dropped. A marker phrase is kept only when it
+    is short (at most 6 words, not counting math) and looks like an answer (a digit or LaTeX, or at
+    most 3 words), so "Answer: let's think step by step" is not an answer.
     """
     boxes = boxed_spans(text)
-    spans = boxes + [AnswerSpan(m.group(1), m.start(1), m.end(1), "tag") for m in _ANSWER_TAG.finditer(text)]
+    spans = boxes + [AnswerSpan(text[a:b], a, b, "tag") for _, a, b, _ in block_spans(text, "answer")
+                     if b - a <= MAX_ANSWER_CHARS]
     spans += [AnswerSpan(m.group(1), m.start(1), m.end(1), "hashes") for m in _HASHES.finditer(text)]
     # a marker phrase around boxes ("the answer is \boxed{4}") is represented by its boxes
     spans += [s for s in _marker_spans(text) if not any(s.start <= b.start < s.end for b in boxes)]
@@ -218,7 +247,3 @@ def tail(text: str, limit: int = TAIL_CHARS) -> str:
     """The last ``limit`` characters of ``text``."""
     return text[-limit:] if len(text) > limit else text
 
-
-def is_assignment(text: str) -> bool:
-    """True for ``x = 3``-style answers."""
-    return bool(_ASSIGNMENT.match(text.strip()))

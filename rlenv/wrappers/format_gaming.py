@@ -27,39 +27,13 @@ from typing import Any
 import gymnasium
 
 from rlenv.types import RewardResult, Task
-from rlenv.wrappers.answers import answer_key, answer_spans, parse_number
+from rlenv.wrappers.answers import answer_key, answer_spans, block_spans, blocks, parse_number, tag_pattern
 from rlenv.wrappers.detection import Detection, DetectorWrapper, quote
 
 NAME = "format_gaming"
 
 _FILLERS = {"...", "…", "todo", "tbd", "n/a", "na", "none", "null", "placeholder", "answer", "your answer here",
             "lorem ipsum", "xxx", "blah", "etc", "reasoning", "thinking", "think", "answer here"}
-
-
-def _tag(name: str, closing: bool) -> re.Pattern[str]:
-    return re.compile(rf"<\s*{'/' if closing else ''}\s*{re.escape(name)}\s*>", re.IGNORECASE)
-
-
-def block_spans(text: str, tag: str) -> list[tuple[int, int, int, int]]:
-    """``(open_start, content_start, content_end, close_end)`` of every ``<tag>…</tag>`` block.
-
-    Each block ends at the first closing tag after its opening tag (case-insensitive); one
-    linear pass, so thousands of unclosed tags cost no more than one.
-    """
-    opening, closing = _tag(tag, False), _tag(tag, True)
-    spans, at = [], 0
-    while (start := opening.search(text, at)) is not None:
-        end = closing.search(text, start.end())
-        if end is None:
-            break
-        spans.append((start.start(), start.end(), end.start(), end.end()))
-        at = end.end()
-    return spans
-
-
-def blocks(text: str, tag: str) -> list[str]:
-    """Contents of every ``<tag>…</tag>`` block (see :func:`block_spans`)."""
-    return [text[a:b] for _, a, b, _ in block_spans(text, tag)]
 
 
 def is_empty_content(content: str) -> bool:
@@ -81,8 +55,8 @@ def _outside(text: str, tags: tuple[str, str]) -> str:
             kept.append(text[last:start])
             last = end
         text = " ".join(kept + [text[last:]])
-        text = _tag(tag, False).sub(" ", text)
-        text = _tag(tag, True).sub(" ", text)
+        text = tag_pattern(tag, False).sub(" ", text)
+        text = tag_pattern(tag, True).sub(" ", text)
     return text.strip()
 
 
@@ -134,7 +108,7 @@ def detect_format_gaming(
     paid = "" if format_paid is None else f"; format component paid {format_paid:g}"
     if _empty_json(completion):
         return Detection(NAME, True, 1.0, "empty_json", f"every value of the JSON answer is empty{paid}")
-    counts = {f"{slash}{tag}": len(_tag(tag, bool(slash)).findall(completion))
+    counts = {f"{slash}{tag}": len(tag_pattern(tag, bool(slash)).findall(completion))
               for tag in (think_tag, answer_tag) for slash in ("", "/")}
     if not any(counts.values()):
         return Detection.clean(NAME)

@@ -1,4 +1,4 @@
-"""Pathological completions (1e5-1e6 characters of loops, braces, tags, commas) must not hang a detector.
+"""Pathological completions (1e5-3e5 characters of loops, braces, tags, commas) must not hang a detector.
 
 pytest-timeout turns a quadratic blow-up into a failure; the assertions check the verdicts.
 """
@@ -15,13 +15,14 @@ from rlenv.wrappers import (
 
 PROMPT = "Janet's ducks lay 16 eggs per day. How much does she make? " * 3
 CASES = {
-    "unclosed boxes": "\\boxed{" * 50_000 + "}" * 50_000,
-    "unclosed tags": "<think>" * 100_000,
-    "comma list": "1, " * 300_000,
-    "or chain": "0 or 1 or " * 100_000,
-    "answer markers": "The answer is 5. " * 60_000,
+    "unclosed boxes": "\\boxed{" * 20_000 + "}" * 20_000,
+    "unclosed tags": "<think>" * 30_000,
+    "unclosed answer tags": "<answer>1 " * 30_000,
+    "comma list": "1, " * 100_000,
+    "or chain": "0 or 1 or " * 30_000,
+    "answer markers": "The answer is 5. " * 20_000,
     "deep parentheses": "```python\nx = " + "(" * 5_000 + "1" + ")" * 5_000 + "\n```",
-    "digits and dots": "1.1." * 250_000,
+    "digits and dots": "1.1." * 80_000,
 }
 
 
