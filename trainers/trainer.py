@@ -157,6 +157,11 @@ class _Sums:
         self.totals[name] = self.totals.get(name, 0.0) + float(total)
         self.weights[name] = self.weights.get(name, 0.0) + float(weight)
 
+    def count(self, name: str, n: float) -> None:
+        """A count summed over calls and ranks (reported as the total)."""
+        self.totals[name] = self.totals.get(name, 0.0) + float(n)
+        self.weights[name] = 1.0 / dist.world_size()
+
     def means(self) -> dict[str, float]:
         names = sorted(self.totals)
         if not names:
@@ -244,7 +249,11 @@ class Trainer:
             if hasattr(policy.config, "attention_dropout"):
                 policy.config.attention_dropout = 0.0
         if self.config.gradient_checkpointing:
-            policy.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+            enable = getattr(policy, "activation_checkpointing_enable", None)  # transformers >= 5.x
+            if enable is not None:
+                enable(activation_checkpointing_kwargs={"use_reentrant": False})
+            else:
+                policy.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
         policy.train()
         return policy, tokenizer
 
@@ -529,12 +538,12 @@ class Trainer:
         sums.add("reward/sq_mean", float((rewards ** 2).sum()), B)
         sums.add("length/mean", float(lengths.sum()), B)
         sums.add("truncated_frac", float(batch.truncated.float().sum()), B)
-        sums.add("episodes", B, 1.0 / dist.world_size())
+        sums.count("episodes", B)
         for status, count in Counter(batch.infos.get("status", [])).items():
-            sums.add(f"status/{status}", float(count), 1.0 / dist.world_size())
+            sums.count(f"status/{status}", count)
         for hacks in batch.infos.get("hacks", []):
             for detector in {h.get("detector", "unknown") for h in (hacks or []) if isinstance(h, dict)}:
-                sums.add(f"hacks/{detector}", 1.0, 1.0 / dist.world_size())
+                sums.count(f"hacks/{detector}", 1)
         if batch.rollout_logprobs is not None and batch.old_logprobs is not None:
             m = batch.completion_mask.bool()
             diff = (batch.rollout_logprobs - batch.old_logprobs.to(batch.rollout_logprobs.device))[m]

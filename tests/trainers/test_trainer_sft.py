@@ -21,9 +21,9 @@ def test_sft_batch_appends_eos_and_masks_only_completion():
 def test_sft_lowers_loss_and_learns_the_gold_answers():
     model, tok = tiny_policy()
     env = addition_env()
-    before = greedy_accuracy(model, tok, env, range(200))
-    losses = sft(model, tok, gold_examples(env, range(200)), steps=150, batch_size=16, lr=3e-3,
+    before = greedy_accuracy(model, tok, env, range(100))
+    losses = sft(model, tok, gold_examples(env, range(100)), steps=150, batch_size=16, lr=3e-3,
                  progress=False)
-    after = greedy_accuracy(model, tok, env, range(200))
+    after = greedy_accuracy(model, tok, env, range(100))
     assert losses[-1] < 0.5 * losses[0]
     assert after >= before + 0.3, (before, after)

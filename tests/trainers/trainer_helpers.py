@@ -1,7 +1,7 @@
-"""Shared fixtures for the trainer tests: a tiny addition environment and a tiny policy.
+"""Shared fixtures for the trainer tests: the learning task, a tiny addition environment and a tiny policy.
 
-``make_task_env`` is the single place that names the learning task: switching the learning tests
-to ``rlenv/Arithmetic-v0`` is a one-line change there.
+``make_task_env`` is the single place that names the learning task (``rlenv/Arithmetic-v0``,
+lowest level); ``addition_env`` is a self-contained 100-task environment for unit tests.
 """
 
 from __future__ import annotations
@@ -13,14 +13,19 @@ import rlenv
 from rlenv import ProceduralSource, RewardResult, Status, Task, TextEnv
 from trainers.tiny import tiny_causal_lm, tiny_tokenizer
 
-#: Training uses task indices [0, TRAIN_SIZE); held-out evaluation uses [HELD_OUT_START, +HELD_OUT_SIZE).
+#: Learning task: training uses task indices [0, TRAIN_SIZE); held-out evaluation uses
+#: [HELD_OUT_START, HELD_OUT_START + HELD_OUT_SIZE), fresh draws of the same generator.
 TRAIN_SIZE = 5000
 HELD_OUT_START = 100_000
 HELD_OUT_SIZE = 200
+#: Generation limit for the learning task (``#### 17`` and EOS).
+MAX_NEW_TOKENS = 8
+#: Tasks of :func:`addition_env` (task ``i`` is ``divmod(i, 10)``).
+NUM_TASKS = 100
 
 
 def _addition(rng: random.Random, index: int) -> Task:
-    a, b = rng.randint(0, 9), rng.randint(0, 9)
+    a, b = divmod(index % NUM_TASKS, 10)
     return Task(str(index), f"{a}+{b}=", reference=str(a + b), gold_completion=str(a + b))
 
 
@@ -40,13 +45,13 @@ class ExactAnswer:
 
 
 def addition_env() -> TextEnv:
-    """Seeded procedural single-digit addition ``a+b=`` -> ``a+b`` with an exact-match verifier (infinite)."""
-    return TextEnv(ProceduralSource(_addition, seed=0, prefix="add"), ExactAnswer())
+    """Single-digit addition ``a+b=`` -> ``a+b`` with an exact-match verifier; 100 tasks."""
+    return TextEnv(ProceduralSource(_addition, seed=0, size=NUM_TASKS, prefix="add"), ExactAnswer())
 
 
 def make_task_env() -> TextEnv:
-    """The learning task of the trainer tests."""
-    return addition_env()
+    """The learning task of the trainer tests: ``rlenv/Arithmetic-v0`` at its lowest level."""
+    return rlenv.make("rlenv/Arithmetic-v0", level=1)
 
 
 class FirstTasks:
@@ -81,4 +86,4 @@ def tiny_policy(seed: int = 0, hidden_size: int = 64, num_layers: int = 2):
     return tiny_causal_lm(tok, hidden_size=hidden_size, num_layers=num_layers, seed=seed), tok
 
 
-__all__ = ["HELD_OUT_SIZE", "HELD_OUT_START", "TRAIN_SIZE", "addition_env", "make_task_env", "rlenv", "tiny_policy", "training_split"]
+__all__ = ["HELD_OUT_SIZE", "HELD_OUT_START", "MAX_NEW_TOKENS", "NUM_TASKS", "TRAIN_SIZE", "addition_env", "make_task_env", "rlenv", "tiny_policy", "training_split"]

@@ -1,0 +1,119 @@
+"""``rlenv train ID --model PATH --algorithm grpo --output DIR``: RL fine-tuning of a causal LM on an environment.
+
+Writes ``DIR/metrics.jsonl`` (one row per step), checkpoints ``DIR/checkpoint-N/`` (with
+``--save-every``), TensorBoard logs (``--tensorboard``) and the trained model in ``DIR/final/``.
+Runs data-parallel under ``accelerate launch`` / ``torchrun``. Trainer fields without a flag are
+set with ``--set FIELD=VALUE`` and algorithm fields with ``--algo-set FIELD=VALUE`` (values are
+JSON, e.g. ``--algo-set kl_coef=0.001 --set lr_schedule='"cosine"'``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from pathlib import Path
+from typing import Any
+
+NAME = "train"
+HELP = "train a policy on an environment (REINFORCE++, RLOO, GRPO, PPO, ...)"
+logger = logging.getLogger(__name__)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("id", help="environment id, e.g. rlenv/ExactMatch-v0")
+    parser.add_argument("--model", required=True, help="a transformers causal LM directory (from_pretrained)")
+    parser.add_argument("--algorithm", default="grpo",
+                        help="preset: reinforce_pp, reinforce_pp_baseline, rloo, grpo, dr_grpo, dapo, gspo, cispo, "
+                             "ppo (default grpo)")
+    parser.add_argument("--output", required=True, type=Path, help="output directory")
+    parser.add_argument("--steps", type=int, default=100, help="rollout + update steps")
+    parser.add_argument("--num-tasks", type=int, default=8, help="prompts per step (per process)")
+    parser.add_argument("--group-size", type=int, default=None, help="completions per prompt (default: preset's)")
+    parser.add_argument("--lr", type=float, default=1e-6, help="learning rate")
+    parser.add_argument("--max-new-tokens", type=int, default=256, help="generation limit")
+    parser.add_argument("--temperature", type=float, default=1.0, help="sampling temperature")
+    parser.add_argument("--micro-batch-size", type=int, default=8, help="episodes per forward/backward")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--save-every", type=int, default=0, help="checkpoint every N steps (0 = at the end only)")
+    parser.add_argument("--tensorboard", action="store_true", help="also write TensorBoard logs")
+    parser.add_argument("--resume", type=Path, default=None, help="checkpoint directory to continue from")
+    parser.add_argument("--sft-steps", type=int, default=0,
+                        help="supervised warm-up steps on the env's gold completions before RL")
+    parser.add_argument("--sft-lr", type=float, default=1e-4, help="warm-up learning rate")
+    parser.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE",
+                        help="any TrainerConfig field (JSON value), repeatable")
+    parser.add_argument("--algo-set", action="append", default=[], metavar="FIELD=VALUE",
+                        help="override a field of the algorithm preset (JSON value), repeatable")
+    parser.add_argument("--env-arg", action="append", default=[], metavar="NAME=VALUE",
+                        help="keyword argument of the env factory (JSON value, else a string), repeatable")
+    parser.add_argument("--data", type=Path, help="task file replacing the env's default data")
+    parser.add_argument("--field", action="append", default=[], metavar="NAME=COLUMN",
+                        help="map a task field to a data column, e.g. --field prompt=question (repeatable)")
+
+
+def parse_assignments(pairs: list[str], what: str, strict_json: bool = True) -> dict[str, Any]:
+    """``["a=1", "b=\\"x\\""]`` -> ``{"a": 1, "b": "x"}``; a non-JSON value is an error (or a string)."""
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        if "=" not in pair:
+            raise ValueError(f"{what} {pair!r} must look like NAME=VALUE")
+        key, text = pair.split("=", 1)
+        try:
+            out[key.strip()] = json.loads(text)
+        except json.JSONDecodeError:
+            if strict_json:
+                raise ValueError(f"{what} {key}={text!r}: the value must be JSON (quote strings: '\"text\"')") from None
+            out[key.strip()] = text
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    import rlenv
+    from rlenv.sources import parse_field_mapping
+    from trainers import Trainer, TrainerConfig, gold_examples, sft
+    from trainers.algorithms import resolve
+
+    env_kwargs = parse_assignments(args.env_arg, "--env-arg", strict_json=False)
+    if args.data is not None:
+        env_kwargs["data_files"] = str(args.data)
+    if args.field:
+        env_kwargs["fields"] = parse_field_mapping(args.field)
+    env = rlenv.make(args.id, **env_kwargs)
+    algorithm = resolve(args.algorithm)
+    overrides = parse_assignments(args.algo_set, "--algo-set")
+    if overrides:
+        algorithm = algorithm.replace(**overrides)
+    config = TrainerConfig.from_dict({
+        "steps": args.steps, "num_tasks": args.num_tasks, "group_size": args.group_size, "lr": args.lr,
+        "max_new_tokens": args.max_new_tokens, "temperature": args.temperature,
+        "micro_batch_size": args.micro_batch_size, "seed": args.seed, "output_dir": str(args.output),
+        "save_every": args.save_every, "tensorboard": args.tensorboard,
+        **parse_assignments(args.set, "--set"),
+    })
+    from accelerate import PartialState
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(args.model, padding_side="left")
+    model = AutoModelForCausalLM.from_pretrained(args.model).to(PartialState().device)
+    if args.sft_steps and args.resume is None:  # before the Trainer copies the reference model and critic
+        size = env.unwrapped.source.size
+        wanted = args.sft_steps * 16
+        examples = gold_examples(env, range(wanted if size is None else min(size, wanted)))
+        sft(model, tokenizer, examples, steps=args.sft_steps, batch_size=16, lr=args.sft_lr, seed=args.seed,
+            progress=config.progress)
+    trainer = Trainer(model, env, algorithm, config, tokenizer=tokenizer)
+    history = trainer.train(resume_from=args.resume)
+    trainer.save_checkpoint(args.output / f"checkpoint-{trainer.step}")
+    from trainers import distributed
+
+    if distributed.rank() == 0:
+        final = args.output / "final"
+        trainer.policy.save_pretrained(final)
+        trainer.tokenizer.save_pretrained(final)
+        logger.info("saved the trained policy to %s", final)
+        last = history[-1] if history else {}
+        sys.stdout.write(json.dumps({"algorithm": algorithm.name, "steps": trainer.step, "final": str(final),
+                                     "last": last}) + "\n")
+    return 0

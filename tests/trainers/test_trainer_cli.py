@@ -1,0 +1,49 @@
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from trainer_helpers import tiny_policy
+
+from trainers.tiny import save_tiny
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def run_cli(*args):
+    """``python -m rlenv ...`` from the repository root (so this checkout's code runs)."""
+    return subprocess.run([sys.executable, "-m", "rlenv", *args], capture_output=True, text=True, cwd=REPO,
+                          timeout=600)
+
+
+def test_rlenv_train_runs_saves_and_resumes(tmp_path):
+    model, tok = tiny_policy(hidden_size=32)
+    model_dir = save_tiny(model, tok, tmp_path / "tiny")
+    out = tmp_path / "run"
+    common = ["train", "rlenv/ExactMatch-v0", "--model", str(model_dir), "--algorithm", "rloo", "--output", str(out),
+              "--num-tasks", "2", "--group-size", "2", "--max-new-tokens", "6", "--lr", "1e-3",
+              "--set", "progress=false", "--algo-set", "kl_coef=0.01", "--sft-steps", "3", "--sft-lr", "1e-3"]
+    first = run_cli(*common, "--steps", "2")
+    assert first.returncode == 0, first.stderr
+    summary = json.loads(first.stdout.strip().splitlines()[-1])
+    assert summary["algorithm"] == "rloo" and summary["steps"] == 2 and "reward/mean" in summary["last"]
+    rows = [json.loads(x) for x in (out / "metrics.jsonl").read_text().splitlines()]
+    assert [r["step"] for r in rows] == [1.0, 2.0] and all("kl/ref" in r for r in rows)
+    assert (out / "checkpoint-2" / "trainer_state.pt").exists()
+    assert (out / "final" / "config.json").exists()
+
+    resumed = run_cli(*common, "--steps", "3", "--resume", str(out / "checkpoint-2"))
+    assert resumed.returncode == 0, resumed.stderr
+    assert json.loads(resumed.stdout.strip().splitlines()[-1])["steps"] == 3
+    assert [json.loads(x)["step"] for x in (out / "metrics.jsonl").read_text().splitlines()] == [1.0, 2.0, 3.0]
+
+
+def test_rlenv_train_reports_bad_arguments(tmp_path):
+    model, tok = tiny_policy(hidden_size=32)
+    model_dir = save_tiny(model, tok, tmp_path / "tiny")
+    bad = run_cli("train", "rlenv/ExactMatch-v0", "--model", str(model_dir), "--output", str(tmp_path / "o"),
+                  "--algorithm", "trpo")
+    assert bad.returncode == 2 and "trpo" in bad.stderr and "presets" in bad.stderr
+    bad = run_cli("train", "rlenv/ExactMatch-v0", "--model", str(model_dir), "--output", str(tmp_path / "o"),
+                  "--set", "lr_schedule=cosine")
+    assert bad.returncode == 2 and "must be JSON" in bad.stderr

@@ -1,0 +1,69 @@
+"""Learning: after a short SFT warm-up, RL raises held-out pass@1 by >= 15 points, for each algorithm.
+
+The task is named in one place (``trainer_helpers.make_task_env``). The policy is a tiny Llama
+built locally; the held-out tasks are fresh draws of the procedural generator (indices never
+used for training); pass@1 is the unbiased estimate from 4 samples per task at temperature 1
+(the policy's own sampling distribution) over 200 tasks, i.e. 800 scored completions.
+
+Measured on this machine (seed 0): held-out pass@1 0.255 after the warm-up; after RL
+REINFORCE++ 0.74, RLOO 0.66, GRPO 0.64, PPO 0.71. PPO-style reuse (4 passes over each rollout)
+is set for every algorithm so that all four learn within the CI budget.
+"""
+
+import pytest
+import torch
+from trainer_helpers import (
+    HELD_OUT_SIZE,
+    HELD_OUT_START,
+    MAX_NEW_TOKENS,
+    make_task_env,
+    tiny_policy,
+    training_split,
+)
+
+from trainers import ALGORITHMS, Trainer, gold_examples, sft
+from trainers.evaluate import evaluate
+
+HELD_OUT = range(HELD_OUT_START, HELD_OUT_START + HELD_OUT_SIZE)
+SFT_STEPS, SFT_BATCH = 150, 16
+#: The same budget for every algorithm: 60 rollouts of 32 prompts x 4 samples, 4 passes over each.
+RL_CONFIG = dict(steps=60, num_tasks=32, group_size=4, lr=1e-3, max_new_tokens=MAX_NEW_TOKENS, micro_batch_size=64,
+                 progress=False)
+PPO_EPOCHS = 4
+MIN_GAIN = 0.15
+
+
+def held_out_pass_at_1(model, tok, env):
+    return evaluate(model, tok, env, HELD_OUT, samples=4, temperature=1.0, max_new_tokens=MAX_NEW_TOKENS)["pass@1"]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def one_thread():
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+@pytest.fixture(scope="module")
+def warm_start():
+    model, tok = tiny_policy()
+    env = make_task_env()
+    sft(model, tok, gold_examples(env, range(SFT_STEPS * SFT_BATCH)), steps=SFT_STEPS, batch_size=SFT_BATCH,
+        lr=3e-3, progress=False)
+    before = held_out_pass_at_1(model, tok, env)
+    assert 0.05 < before < 0.7, f"the warm-up should leave room to learn, got pass@1={before}"
+    return {k: v.clone() for k, v in model.state_dict().items()}, before
+
+
+@pytest.mark.parametrize("name", ["reinforce_pp", "rloo", "grpo", "ppo"])
+def test_rl_raises_held_out_pass_at_1(warm_start, name):
+    state, before = warm_start
+    model, tok = tiny_policy()
+    model.load_state_dict(state)
+    env = make_task_env()
+    algorithm = ALGORITHMS[name].replace(ppo_epochs=PPO_EPOCHS)
+    history = Trainer(model, training_split(env), algorithm, config=RL_CONFIG, tokenizer=tok).train()
+    after = held_out_pass_at_1(model, tok, env)
+    train_reward = [round(m["reward/mean"], 2) for m in history]
+    assert after - before >= MIN_GAIN, f"{name}: held-out pass@1 {before:.3f} -> {after:.3f}; rewards {train_reward}"

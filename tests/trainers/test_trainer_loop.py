@@ -1,0 +1,153 @@
+import json
+import math
+
+import pytest
+import torch
+from trainer_helpers import MAX_NEW_TOKENS, make_task_env, tiny_policy, training_split
+
+from trainers import ALGORITHMS, EpisodeBatch, Trainer, TrainerConfig, gold_examples, sft
+from trainers.rollout import zero_variance_groups
+
+BASE = dict(num_tasks=4, group_size=4, lr=1e-3, max_new_tokens=MAX_NEW_TOKENS, micro_batch_size=6, progress=False)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def one_thread():
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # tiny models: threads only add contention
+    yield
+    torch.set_num_threads(threads)
+
+
+@pytest.fixture(scope="module")
+def warm():
+    """A tiny policy after a short SFT warm-up (rewards vary, so every loss term is exercised)."""
+    model, tok = tiny_policy()
+    sft(model, tok, gold_examples(make_task_env(), range(1600)), steps=100, batch_size=16, lr=3e-3, progress=False)
+    return {k: v.clone() for k, v in model.state_dict().items()}, tok
+
+
+def fresh(warm):
+    state, tok = warm
+    model, _ = tiny_policy()
+    model.load_state_dict(state)
+    return model, tok
+
+
+def params(model):
+    return {k: v.detach().clone() for k, v in model.named_parameters()}
+
+
+@pytest.mark.parametrize("name", sorted(ALGORITHMS))
+def test_every_preset_trains_and_logs(warm, name, tmp_path):
+    model, tok = fresh(warm)
+    before = params(model)
+    trainer = Trainer(model, training_split(make_task_env()), name,
+                      config=dict(BASE, steps=2, output_dir=str(tmp_path), tensorboard=True), tokenizer=tok)
+    history = trainer.train()
+    assert len(history) == 2
+    changed = any(not torch.equal(before[k], v) for k, v in params(model).items())
+    assert changed, f"{name} did not change the policy"
+    lines = [json.loads(x) for x in (tmp_path / "metrics.jsonl").read_text().splitlines()]
+    assert [row["step"] for row in lines] == [1.0, 2.0]
+    last = lines[-1]
+    assert all(math.isfinite(v) for v in last.values())
+    assert sum(v for k, v in last.items() if k.startswith("status/")) == last["episodes"]
+    for key in ("reward/mean", "entropy", "clip_frac", "length/mean", "grad_norm", "loss/policy", "adv/mean"):
+        assert key in last, key
+    assert ("kl/ref" in last) == (ALGORITHMS[name].kl_coef > 0)
+    assert ("loss/value" in last) == ALGORITHMS[name].critic
+    assert any((tmp_path / "tensorboard").iterdir())
+
+
+def test_dynamic_sampling_keeps_only_informative_groups(warm):
+    model, tok = fresh(warm)
+    trainer = Trainer(model, training_split(make_task_env()), "dapo", config=dict(BASE, steps=1), tokenizer=tok)
+    batch, stats = trainer.rollout()
+    assert stats["groups_kept"] >= 1
+    assert not zero_variance_groups(batch.rewards, batch.group_ids).any()
+    assert len(batch) == stats["groups_kept"] * 4
+
+
+def sgd_update(warm, algorithm, batch, **config):
+    model, tok = fresh(warm)
+    trainer = Trainer(model, None, algorithm, config=dict(BASE, optimizer="sgd", lr=0.5, max_grad_norm=None,
+                                                          **config), tokenizer=tok)
+    metrics = trainer.update(batch)
+    return params(model), metrics, trainer
+
+
+@pytest.fixture(scope="module")
+def episodes(warm):
+    model, tok = fresh(warm)
+    trainer = Trainer(model, training_split(make_task_env()), "grpo", config=dict(BASE, num_tasks=6), tokenizer=tok)
+    batch, _ = trainer.rollout()
+    assert 0 < batch.rewards.mean() < 1
+    return batch
+
+
+@pytest.mark.parametrize("name", ["reinforce_pp", "grpo", "dr_grpo", "ppo"])
+def test_micro_batching_and_gradient_checkpointing_give_the_same_update(warm, episodes, name):
+    whole, _, _ = sgd_update(warm, name, episodes, micro_batch_size=64)
+    micro, _, _ = sgd_update(warm, name, episodes, micro_batch_size=5)
+    checkpointed, _, _ = sgd_update(warm, name, episodes, micro_batch_size=5, gradient_checkpointing=True)
+    for key in whole:
+        torch.testing.assert_close(micro[key], whole[key], atol=1e-6, rtol=1e-5)
+        torch.testing.assert_close(checkpointed[key], micro[key], atol=1e-6, rtol=1e-5)
+
+
+def test_update_on_a_user_batch_without_env_counts_hacks(warm):
+    _, tok = warm
+    eos = tok.eos_token_id
+    batch = EpisodeBatch.from_token_lists(
+        [tok.encode("1+2=")] * 2 + [tok.encode("4+4=")] * 2, [tok.encode("3") + [eos], tok.encode("4") + [eos],
+                                                              tok.encode("8") + [eos], tok.encode("88") + [eos]],
+        [1.0, 0.0, 1.0, 0.0], [0, 0, 1, 1], pad_token_id=tok.pad_token_id, eos_token_id=eos,
+        infos={"status": ["correct", "incorrect", "correct", "incorrect"],
+               "hacks": [[], [{"detector": "length"}], [], [{"detector": "length"}, {"detector": "hedging"}]]})
+    _, metrics, trainer = sgd_update(warm, "grpo", batch)
+    assert metrics["hacks/length"] == 2 and metrics["hacks/hedging"] == 1
+    assert metrics["status/correct"] == 2 and metrics["reward/mean"] == 0.5
+    with pytest.raises(ValueError, match="no environment"):
+        trainer.train()
+
+
+def test_shared_critic_backbone_trains(warm, episodes):
+    after, metrics, trainer = sgd_update(warm, "ppo", episodes, critic_backbone="shared")
+    assert trainer.critic is None and trainer.value_head is not None
+    assert math.isfinite(metrics["loss/value"]) and metrics["values/mean"] != 0
+
+
+@pytest.mark.parametrize("name", ["grpo", "ppo"])
+def test_resume_from_checkpoint_reproduces_the_uninterrupted_run(warm, name, tmp_path):
+    config = dict(BASE, steps=4, lr_schedule="cosine", warmup_steps=1)
+    model, tok = fresh(warm)
+    straight = Trainer(model, training_split(make_task_env()), name, config=config, tokenizer=tok)
+    straight.train()
+
+    model, tok = fresh(warm)
+    first = Trainer(model, training_split(make_task_env()), name, config=config, tokenizer=tok)
+    first.train(steps=2)
+    first.save_checkpoint(tmp_path / "ckpt")
+    model, tok = fresh(warm)  # a new process would start from the same initial weights
+    resumed = Trainer(model, training_split(make_task_env()), name, config=config, tokenizer=tok)
+    resumed.train(resume_from=tmp_path / "ckpt")
+
+    assert resumed.step == 4
+    for key, value in params(straight.policy).items():
+        assert torch.equal(params(resumed.policy)[key], value), key
+    strip = [{k: v for k, v in m.items() if not k.startswith("time/")} for m in straight.history]
+    assert [{k: v for k, v in m.items() if not k.startswith("time/")} for m in resumed.history] == strip
+    with pytest.raises(ValueError, match="different configuration"):
+        Trainer(fresh(warm)[0], None, "rloo", config=config, tokenizer=tok).load_checkpoint(tmp_path / "ckpt")
+
+
+def test_config_validation_names_the_bad_value():
+    with pytest.raises(ValueError, match="lr_schedule"):
+        TrainerConfig(lr_schedule="step")
+    with pytest.raises(ValueError, match="unknown TrainerConfig"):
+        TrainerConfig.from_dict({"learning_rate": 1.0})
+    with pytest.raises(ValueError, match="critic"):
+        ALGORITHMS["grpo"].replace(advantage="gae")
+    with pytest.raises(KeyError, match="presets"):
+        Trainer(None, None, "trpo")
