@@ -27,6 +27,7 @@ import copy
 import dataclasses
 import logging
 import math
+import string
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -94,17 +95,15 @@ class SelfTrainingConfig:
         self.thresholds = tuple(float(t) for t in self.thresholds)
         if any(b < a for a, b in zip(self.thresholds, self.thresholds[1:])):
             raise ValueError(f"ReST thresholds must rise, got {self.thresholds}")
-        if self.rationalize and not {"{prompt}", "{answer}"} <= set(_fields(self.hint_template)):
+        if self.rationalize and not {"prompt", "answer"} <= _template_fields(self.hint_template):
             raise ValueError(f"hint_template must contain {{prompt}} and {{answer}}, got {self.hint_template!r}")
         if not self.sft_epochs > 0 or self.sft_batch_size < 1 or not self.sft_lr > 0:
             raise ValueError(f"sft_epochs, sft_lr must be > 0 and sft_batch_size >= 1, got {self.sft_epochs}, "
                              f"{self.sft_lr}, {self.sft_batch_size}")
 
 
-def _fields(template: str) -> list[str]:
-    import string
-
-    return ["{" + name + "}" for _, name, _, _ in string.Formatter().parse(template) if name is not None]
+def _template_fields(template: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(template) if name is not None}
 
 
 #: The three self-training presets: overrides of :class:`SelfTrainingConfig`'s defaults.
