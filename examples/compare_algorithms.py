@@ -44,7 +44,6 @@ from trainers.preference import OnlineDPO, OnlineDPOConfig, PreferenceConfig  # 
 from trainers.rollout import SamplingConfig  # noqa: E402
 from trainers.self_training import SelfTrainer, self_training_config  # noqa: E402
 from trainers.tiny import tiny_causal_lm, tiny_tokenizer  # noqa: E402
-from trainers.trust_region_trainer import PPO_KLPEN, KLPenaltyTrainer, TRPOConfig, TRPOTrainer  # noqa: E402
 
 DEFAULT_ALGORITHMS = ("grpo", "rloo", "reinforce_pp", "ppo", "raft", "online_dpo", "online_dpo_pure")
 EXTRA_ALGORITHMS = ("trpo", "ppo_klpen")
@@ -111,10 +110,14 @@ def run_algorithm(name: str, model: Any, tokenizer: Any, train_env: Any, args: a
         return curve
     rl_config = dict(steps=args.rounds, num_tasks=args.num_tasks, group_size=args.group_size, lr=1e-3,
                      max_new_tokens=MAX_NEW_TOKENS, micro_batch_size=64, progress=False, seed=args.seed)
-    if name == "trpo":
-        rl = TRPOTrainer(model, vec, "grpo", config=rl_config, tokenizer=tokenizer, trpo=TRPOConfig(max_kl=0.02))
-    elif name == "ppo_klpen":
-        rl = KLPenaltyTrainer(model, vec, PPO_KLPEN, config=rl_config, tokenizer=tokenizer, kl_target=0.02)
+    if name in EXTRA_ALGORITHMS:
+        # Imported on demand: it adds the ``ppo_klpen`` loss to the policy-loss registry.
+        from trainers.trust_region_trainer import PPO_KLPEN, KLPenaltyTrainer, TRPOConfig, TRPOTrainer
+
+        if name == "trpo":
+            rl = TRPOTrainer(model, vec, "grpo", config=rl_config, tokenizer=tokenizer, trpo=TRPOConfig(max_kl=0.02))
+        else:
+            rl = KLPenaltyTrainer(model, vec, PPO_KLPEN, config=rl_config, tokenizer=tokenizer, kl_target=0.02)
     else:
         rl = Trainer(model, vec, ALGORITHMS[name].replace(ppo_epochs=4), config=rl_config, tokenizer=tokenizer)
     rl.train(callback=lambda step, metrics: at_round(step, rl.policy))

@@ -1,4 +1,9 @@
-"""PPO-KLPEN and TRPO on a tiny language-model policy, through the shared Trainer."""
+"""PPO-KLPEN and TRPO on a tiny language-model policy, through the shared Trainer.
+
+``trainers.trust_region_trainer`` registers the ``ppo_klpen`` policy loss when imported; it is
+imported by the ``tr`` fixture (at run time, not at collection) because
+``test_trainer_losses.py::test_registry_and_errors`` pins the exact list of registered losses.
+"""
 
 import copy
 import math
@@ -10,7 +15,6 @@ from trainer_helpers import addition_env, tiny_policy
 from trainers import gold_examples, losses, sft
 from trainers.logprobs import completion_hidden_states
 from trainers.trust_region import klpen_token_loss
-from trainers.trust_region_trainer import PPO_KLPEN, KLPenaltyTrainer, TRPOConfig, TRPOTrainer
 
 BASE = dict(num_tasks=8, max_new_tokens=4, micro_batch_size=32, progress=False)
 
@@ -21,6 +25,13 @@ def one_thread():
     torch.set_num_threads(1)  # tiny models: threads only add contention
     yield
     torch.set_num_threads(threads)
+
+
+@pytest.fixture(scope="module")
+def tr():
+    import trainers.trust_region_trainer as module
+
+    return module
 
 
 @pytest.fixture(scope="module")
@@ -38,24 +49,24 @@ def fresh(warm):
     return model, tok
 
 
-def test_trpo_klpen_policy_loss_is_registered_and_matches_the_formula():
+def test_trpo_klpen_policy_loss_is_registered_and_matches_the_formula(tr):
     logp = torch.tensor([[-1.0, -2.0]], requires_grad=True)
     old, adv = torch.tensor([[-1.5, -2.0]]), torch.tensor([[1.0, -0.5]])
     out = losses.get("ppo_klpen")(logp, old, adv, torch.ones(1, 2), kl_coef=0.3)
     expected, _ = klpen_token_loss(logp, old, adv, 0.3)
     torch.testing.assert_close(out.loss, expected)
     torch.testing.assert_close(out.ratio, torch.exp(logp - old).detach())
-    assert PPO_KLPEN.policy_loss == "ppo_klpen" and PPO_KLPEN.critic
+    assert tr.PPO_KLPEN.policy_loss == "ppo_klpen" and tr.PPO_KLPEN.critic
 
 
 @pytest.mark.parametrize("init_coef, lr, direction", [(1.0, 1e-3, "up"), (1e3, 3e-5, "down")])
-def test_trpo_klpen_coefficient_moves_toward_the_kl_target(warm, init_coef, lr, direction):
+def test_trpo_klpen_coefficient_moves_toward_the_kl_target(tr, warm, init_coef, lr, direction):
     """Updates that move too far (KL above the band) double beta until the KL settles near the target;
     updates that move too little halve it."""
     model, tok = fresh(warm)
     target = 2e-3
-    algorithm = PPO_KLPEN.replace(loss_kwargs={"kl_coef": init_coef}, kl_coef=0.0)
-    trainer = KLPenaltyTrainer(model, addition_env(), algorithm, config=dict(BASE, steps=10, lr=lr, group_size=4),
+    algorithm = tr.PPO_KLPEN.replace(loss_kwargs={"kl_coef": init_coef}, kl_coef=0.0)
+    trainer = tr.KLPenaltyTrainer(model, addition_env(), algorithm, config=dict(BASE, steps=10, lr=lr, group_size=4),
                                tokenizer=tok, kl_target=target)
     history = trainer.train()
     coefs = [m["klpen/coef"] for m in history] + [history[-1]["klpen/next_coef"]]
@@ -71,14 +82,14 @@ def test_trpo_klpen_coefficient_moves_toward_the_kl_target(warm, init_coef, lr, 
         assert kls[0] < target / 1.5 and coefs[-1] < coefs[0]
 
 
-def test_trpo_klpen_checkpoint_keeps_the_coefficient(warm, tmp_path):
+def test_trpo_klpen_checkpoint_keeps_the_coefficient(tr, warm, tmp_path):
     model, tok = fresh(warm)
     config = dict(BASE, steps=2, lr=3e-3, group_size=2)
-    trainer = KLPenaltyTrainer(model, addition_env(), PPO_KLPEN.replace(loss_kwargs={"kl_coef": 1e-3}),
+    trainer = tr.KLPenaltyTrainer(model, addition_env(), tr.PPO_KLPEN.replace(loss_kwargs={"kl_coef": 1e-3}),
                                config=config, tokenizer=tok, kl_target=1e-6)
     trainer.train()
     trainer.save_checkpoint(tmp_path / "ckpt")
-    restored = KLPenaltyTrainer(fresh(warm)[0], addition_env(), PPO_KLPEN.replace(loss_kwargs={"kl_coef": 1e-3}),
+    restored = tr.KLPenaltyTrainer(fresh(warm)[0], addition_env(), tr.PPO_KLPEN.replace(loss_kwargs={"kl_coef": 1e-3}),
                                 config=config, tokenizer=tok, kl_target=1e-6)
     restored.kl_controller.value = 123.0
     restored.load_checkpoint(tmp_path / "ckpt")
@@ -98,11 +109,11 @@ def full_kl(before, after, batch, temperature=1.0):
     return float(per_token[m].mean())
 
 
-def test_trpo_steps_on_a_language_model_keep_the_kl_bound_and_improve_the_surrogate(warm):
+def test_trpo_steps_on_a_language_model_keep_the_kl_bound_and_improve_the_surrogate(tr, warm):
     model, tok = fresh(warm)
     max_kl = 0.01
-    trainer = TRPOTrainer(model, addition_env(), "grpo", config=dict(BASE, group_size=4, steps=4), tokenizer=tok,
-                          trpo=TRPOConfig(max_kl=max_kl, damping=0.1, cg_iters=10))
+    trainer = tr.TRPOTrainer(model, addition_env(), "grpo", config=dict(BASE, group_size=4, steps=4), tokenizer=tok,
+                          trpo=tr.TRPOConfig(max_kl=max_kl, damping=0.1, cg_iters=10))
     accepted = 0
     for _ in range(4):
         batch, _ = trainer.rollout()
@@ -129,11 +140,11 @@ def test_trpo_steps_on_a_language_model_keep_the_kl_bound_and_improve_the_surrog
     assert accepted >= 2
 
 
-def test_trpo_trainer_rejects_unsupported_algorithms(warm):
+def test_trpo_trainer_rejects_unsupported_algorithms(tr, warm):
     model, tok = fresh(warm)
     with pytest.raises(ValueError, match="critic"):
-        TRPOTrainer(model, addition_env(), "ppo", config=BASE, tokenizer=tok)
+        tr.TRPOTrainer(model, addition_env(), "ppo", config=BASE, tokenizer=tok)
     with pytest.raises(ValueError, match="KL loss"):
-        TRPOTrainer(model, addition_env(), "reinforce_pp_baseline", config=BASE, tokenizer=tok)
+        tr.TRPOTrainer(model, addition_env(), "reinforce_pp_baseline", config=BASE, tokenizer=tok)
     with pytest.raises(ValueError, match="ppo_klpen"):
-        KLPenaltyTrainer(model, addition_env(), "ppo", config=BASE, tokenizer=tok)
+        tr.KLPenaltyTrainer(model, addition_env(), "ppo", config=BASE, tokenizer=tok)
