@@ -14,7 +14,8 @@ import logging
 import sys
 from pathlib import Path
 
-from rlenv.commands.score import make_env_from_args, read_jsonl
+from rlenv.commands.score import make_env_from_args
+from rlenv.jsonl import read_jsonl
 
 NAME = "audit"
 HELP = "flag reward hacks (hedging, echo, format gaming, repetition, code tampering) in completions"

@@ -151,9 +151,10 @@ def _model_generate(args: argparse.Namespace) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rlenv.commands.score import make_env_from_args, read_jsonl
+    from rlenv.commands.score import make_env_from_args
     from rlenv.evaluation import evaluate_policy, evaluate_samples
     from rlenv.evaluation.report import markdown_summary
+    from rlenv.jsonl import read_jsonl
 
     env = make_env_from_args(args)
     options = _options(args)

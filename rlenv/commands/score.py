@@ -27,25 +27,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--workers", type=int, default=None, help="scoring pool size")
 
 
-def read_jsonl(path: Path) -> list[dict[str, Any]]:
-    """Rows of a JSONL file; a malformed line is an error naming its line number."""
-    if not path.exists():
-        raise FileNotFoundError(f"file not found: {path}")
-    rows = []
-    with path.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from None
-            if not isinstance(row, dict):
-                raise ValueError(f"{path}:{lineno}: expected a JSON object, got {type(row).__name__}")
-            rows.append(row)
-    return rows
-
-
 def parse_env_args(pairs: list[str]) -> dict[str, Any]:
     """``["level=3", "seed=1"]`` -> ``{"level": 3, "seed": 1}``; values are JSON when they parse, else strings."""
     overrides: dict[str, Any] = {}
@@ -96,6 +77,7 @@ def summarize(task_ids: list[str], results: list[Any]) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> int:
     import rlenv
+    from rlenv.jsonl import read_jsonl
 
     samples = read_jsonl(args.samples)
     env = make_env_from_args(args)

@@ -27,6 +27,7 @@ from tqdm.auto import tqdm
 from rlenv.evaluation.clustering import answer_equivalence, cluster_answers
 from rlenv.evaluation.report import markdown_summary, plot_pass_at_k
 from rlenv.evaluation.results import METRIC_FAMILIES, summarize
+from rlenv.jsonl import read_jsonl
 from rlenv.scoring import resolve_samples as resolve_samples_to_tasks
 from rlenv.scoring import score_tasks
 from rlenv.types import Completion, Task
@@ -69,18 +70,8 @@ class ResultStore:
             self._load()
 
     def _load(self) -> None:
-        lines = self.path.read_text(encoding="utf-8").splitlines()
-        for lineno, line in enumerate(lines, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                if lineno == len(lines):
-                    logger.warning("%s: dropping the incomplete last line (an interrupted run); it is rescored",
-                                   self.path)
-                    continue
-                raise ValueError(f"{self.path}:{lineno}: not valid JSON ({exc.msg})") from None
+        for row in read_jsonl(self.path, what="result file", required_keys=("task_id", "sample"),
+                              drop_truncated_tail=True):
             self.rows[(str(row["task_id"]), int(row["sample"]))] = row
         self.rewrite()
 
