@@ -1,15 +1,19 @@
-"""The code envs run completions in the real Docker sandbox: without it these tests skip
-locally, but with ``CI=true`` they fail loudly."""
+"""Fixtures shared by every test area."""
 
 import os
 
 import pytest
 
-from sandbox.doctor import problems
-
 
 @pytest.fixture(scope="session")
 def docker_ready() -> None:
+    """The real Docker sandbox (engine + image, see ``rlenv sandbox doctor``) is usable.
+
+    Without it the requesting tests skip locally, but with ``CI=true`` they fail loudly: in CI a
+    missing engine or image is an error, not a skip.
+    """
+    from sandbox.doctor import problems
+
     found = problems()
     if found:
         message = "the Docker sandbox is not ready: " + "; ".join(found)
