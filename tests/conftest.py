@@ -20,3 +20,17 @@ def docker_ready() -> None:
         if os.environ.get("CI", "").lower() == "true":
             pytest.fail(f"{message} (CI=true: Docker tests must run, not skip)", pytrace=False)
         pytest.skip(message)
+
+
+@pytest.fixture(scope="module")
+def one_torch_thread():
+    """Torch on one intra-op thread for a module (tiny models: threads cost more than they save on shared CPUs).
+
+    Use with ``pytestmark = pytest.mark.usefixtures("one_torch_thread")``.
+    """
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
