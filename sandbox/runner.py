@@ -62,9 +62,10 @@ HEADER_DIGITS = 16
 GRADER_JOBS = 256
 #: Modules imported once by the runner so that forked jobs do not pay for them.
 PRELOAD = ("collections", "itertools", "functools", "heapq", "bisect", "string", "re", "typing", "random", "copy")
-TEST_STATUSES = ("passed", "failed", "timeout", "memory", "output_limit", "not_run")
 COMPARE_MODES = ("exact", "tokens", "numeric")
 _POLL_IN = select.POLLIN | select.POLLHUP | select.POLLERR
+#: Poll mask for the host stream during a job: only its hang-up matters (a next frame may be pending).
+_HANG_UP = 0
 
 
 # ---------------------------------------------------------------------------------------------
@@ -253,18 +254,25 @@ def compare_output(actual: str, expected: str, mode: str = "tokens", rel_tol: fl
 
 # ---------------------------------------------------------------------------------------------
 # processes
+def _read_small(path: str) -> bytes:
+    """The contents of a small procfs/sysfs file (b"" when it cannot be read)."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return b""
+    try:
+        return os.read(fd, 1 << 16)
+    finally:
+        os.close(fd)
+
+
 def oom_kills() -> int:
     """The container cgroup's OOM-kill counter (0 when it cannot be read)."""
-    for path, key in (("/sys/fs/cgroup/memory/memory.oom_control", "oom_kill"),
-                      ("/sys/fs/cgroup/memory.events", "oom_kill")):
-        try:
-            with open(path) as handle:
-                for line in handle:
-                    name, _, value = line.partition(" ")
-                    if name == key:
-                        return int(value)
-        except OSError:
-            continue
+    for path in ("/sys/fs/cgroup/memory/memory.oom_control", "/sys/fs/cgroup/memory.events"):
+        for line in _read_small(path).splitlines():
+            name, _, value = line.partition(b" ")
+            if name == b"oom_kill":
+                return int(value)
     return 0
 
 
@@ -290,12 +298,9 @@ def child_setup(limits: dict, workdir: str, fds: dict) -> None:
     default signals, the work directory, rlimits, first in line for the OOM killer."""
     os.setsid()
     _install_fds(fds)
-    for sig in (signal.SIGALRM, signal.SIGTERM, signal.SIGCHLD, signal.SIGUSR1, signal.SIGUSR2):
-        signal.signal(sig, signal.SIG_DFL)
-    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # the runner ignores it; a program expects Python's
     os.chdir(workdir)
     os.umask(0o077)
-    os.environ.update(HOME=workdir, TMPDIR=workdir, PWD=workdir)
     _set_limit(resource.RLIMIT_CORE, 0)
     _set_limit(resource.RLIMIT_NOFILE, int(limits["max_open_files"]))
     _set_limit(resource.RLIMIT_FSIZE, int(limits["max_file_bytes"]))
@@ -329,16 +334,17 @@ def _report_setup_failure() -> None:
 
 class Child:
     """A candidate process seen from the runner (its parent, ``reap=True``) or from the grader
-    (which got its descriptors and pidfd from the runner, ``reap=False``).
+    (which got its descriptors and pidfd from the runner, ``reap=False``). The runner also
+    passes ``host_fd`` (its stdin): input there during a job means the host is gone.
 
     ``pump`` runs the event loop (stdin feeding, output capture with a byte cap, request
     writing and reply lines on the RPC pipes, exit through the pidfd) until something the
     caller waits for happens.
     """
 
-    def __init__(self, pid: int, pidfd: int, out_fd: int, err_fd: int, cap: int, reap: bool,
+    def __init__(self, pid: int, pidfd: int, out_fd: int, err_fd: int, cap: int, reap: bool, oom_before: int,
                  in_fd: int | None = None, in_data: bytes = b"", request_fd: int | None = None,
-                 reply_fd: int | None = None):
+                 reply_fd: int | None = None, host_fd: int | None = None):
         self.pid, self.pidfd, self.cap, self.reap = pid, pidfd, cap, reap
         self.out_fd, self.err_fd = out_fd, err_fd
         self.streams = {out_fd: bytearray(), err_fd: bytearray()}
@@ -349,7 +355,7 @@ class Child:
         self.captured = 0
         self.done = False
         self.status: int | None = None
-        self.oom_before = oom_kills()
+        self.oom_before = oom_before  # the cgroup's OOM-kill count when the job started
         self.started = time.monotonic()
         self.ended: float | None = None
         self.poll = select.poll()
@@ -359,6 +365,9 @@ class Child:
         for fd in (out_fd, err_fd, reply_fd, pidfd):
             if fd is not None:
                 self.poll.register(fd, _POLL_IN)
+        self.host_fd = host_fd
+        if host_fd is not None:
+            self.poll.register(host_fd, _HANG_UP)
         if in_fd is not None:
             if len(self.in_data):
                 self.poll.register(in_fd, select.POLLOUT | select.POLLERR)
@@ -458,6 +467,8 @@ class Child:
                 if fd == self.pidfd:
                     self._finish()
                     break
+                if fd == self.host_fd and event & (select.POLLHUP | select.POLLERR):
+                    host_gone()
                 if fd == self.in_fd:
                     self._write(fd, "in_data")
                 elif fd == self.request_fd:
@@ -902,7 +913,7 @@ def grade_function(meta: dict, grader: dict, fds: list) -> dict:
     limits = meta["limits"]
     request_fd, reply_fd, out_fd, err_fd, pidfd = fds
     child = Child(meta["pid"], pidfd, out_fd, err_fd, int(limits["max_output_bytes"]), reap=False,
-                  request_fd=request_fd, reply_fd=reply_fd)
+                  oom_before=meta["oom_before"], request_fd=request_fd, reply_fd=reply_fd)
     try:
         report = _run_function(child, grader, meta["started"] + float(limits["timeout_s"]),
                                float(limits["test_timeout_s"]))
@@ -1040,11 +1051,21 @@ class Grader:
         """
         self.jobs += 1
         data = json.dumps(meta, ensure_ascii=True, allow_nan=False).encode()
+        # One buffer, one send (one wake-up of the grader); zeroed afterwards since it holds the grader part.
+        message = bytearray(_MESSAGE.size + len(data) + len(payload))
+        message[:_MESSAGE.size + len(data)] = _MESSAGE.pack(len(data), len(payload)) + data
+        message[_MESSAGE.size + len(data):] = payload
+        try:
+            return self._exchange(memoryview(message), fds, deadline)
+        finally:
+            message[:] = bytes(len(message))
+
+    def _exchange(self, message: memoryview, fds: list, deadline: float):
         poll = select.poll()
         poll.register(self.sock, select.POLLOUT | _POLL_IN)
         poll.register(self.pidfd, _POLL_IN)
-        poll.register(0, _POLL_IN)  # the host sends nothing during a job: input here means it is gone
-        outgoing = [memoryview(_MESSAGE.pack(len(data), len(payload))), memoryview(data), memoryview(payload)]
+        poll.register(0, _HANG_UP)  # the host hung up: stop everything
+        outgoing = [message]
         received = bytearray()
         while True:
             if len(received) >= _MESSAGE.size:
@@ -1057,7 +1078,7 @@ class Grader:
             for fd, event in poll.poll(max(1, int(left * 1000) + 1)):
                 if fd == self.pidfd:
                     return b"", "exited", os.waitpid(self.pid, 0)[1]
-                if fd == 0:
+                if fd == 0 and event & (select.POLLHUP | select.POLLERR):
                     host_gone()
                 if event & select.POLLOUT and outgoing:
                     try:
@@ -1120,19 +1141,25 @@ def sweep(keep: frozenset) -> bool:
     return False
 
 
-def _force_remove(path: str) -> None:
-    def retry(func, target, _exc):
-        try:
-            os.chmod(os.path.dirname(target), 0o700)
-            os.chmod(target, 0o700)
-        except OSError:
-            pass
-        func(target)
-
+def _open_up(path: str) -> None:
+    """Give the owner full access to ``path`` and, for a directory, to everything below it."""
+    os.chmod(path, 0o700)
     if os.path.isdir(path) and not os.path.islink(path):
-        shutil.rmtree(path, onerror=retry)
-    else:
-        os.unlink(path)
+        for entry in os.scandir(path):
+            if entry.is_dir(follow_symlinks=False):
+                _open_up(entry.path)
+
+
+def _force_remove(path: str) -> None:
+    """Remove a file or a whole tree, even one a job made unreadable (chmod 0)."""
+    is_tree = os.path.isdir(path) and not os.path.islink(path)
+    try:
+        shutil.rmtree(path) if is_tree else os.unlink(path)
+    except OSError:
+        if not is_tree:
+            raise
+        _open_up(path)
+        shutil.rmtree(path)
 
 
 def scrub() -> list[str]:
@@ -1165,14 +1192,8 @@ def scrub() -> list[str]:
 
 
 def _sysv_ipc_in_use() -> bool:
-    for kind in ("shm", "sem", "msg"):
-        try:
-            with open(f"/proc/sysvipc/{kind}") as handle:
-                if len(handle.readlines()) > 1:
-                    return True
-        except OSError:
-            continue
-    return False
+    """Whether a job left System V shared memory, semaphores or message queues behind."""
+    return any(_read_small(f"/proc/sysvipc/{kind}").count(b"\n") > 1 for kind in ("shm", "sem", "msg"))
 
 
 def _write_line(message: dict) -> None:
@@ -1208,7 +1229,7 @@ def _write_files(workdir: str, files: dict) -> None:
             handle.write(base64.b64decode(encoded))
 
 
-def _run_cases(header: dict, candidate: dict, workdir: str) -> list:
+def _run_cases(header: dict, candidate: dict, workdir: str, oom_before: int) -> list:
     """Run the program once per stdin (the runner is the parent, pumping each run)."""
     limits, keep, code = header["limits"], int(header.get("keep_output_bytes", 4096)), candidate["code"]
     job_deadline = time.monotonic() + float(limits["timeout_s"])
@@ -1221,7 +1242,8 @@ def _run_cases(header: dict, candidate: dict, workdir: str) -> list:
             continue
         pid, fds = spawn(limits, workdir, True, False, lambda: program_main(code))
         child = Child(pid, fds["pidfd"], fds["out"], fds["err"], int(limits["max_output_bytes"]), reap=True,
-                      in_fd=fds["in"], in_data=stdin.encode("utf-8", "surrogateescape"))
+                      oom_before=oom_before, in_fd=fds["in"], in_data=stdin.encode("utf-8", "surrogateescape"),
+                      host_fd=0)
         why = child.pump(min(job_deadline, began + float(limits["test_timeout_s"])))
         child.close()
         run = {"status": "ran", "error": None, "time_s": round(child.elapsed(), 6), "exit_code": child.exit_code(),
@@ -1250,14 +1272,15 @@ def run_job(header: dict, candidate: dict, grader: Grader) -> dict:
         os.mkdir(workdir, 0o700)
         _write_files(workdir, candidate.get("files", {}))
         if header["mode"] == "program":
-            runs = _run_cases(header, candidate, workdir)
+            runs = _run_cases(header, candidate, workdir, oom_before)
             meta = {"mode": "program", "runs": [{"status": r["status"], "error": r["error"],
                                                  "stdout": base64.b64encode(r["stdout"]).decode()} for r in runs]}
         elif header["mode"] == "function":
             code = candidate["code"]
             pid, parts = spawn(limits, workdir, False, True, lambda: function_main(code))
             fds = [parts["request"], parts["reply"], parts["out"], parts["err"], parts["pidfd"]]
-            meta = {"mode": "function", "pid": pid, "started": began, "limits": limits, "keep_output_bytes": keep}
+            meta = {"mode": "function", "pid": pid, "started": began, "limits": limits, "keep_output_bytes": keep,
+                    "oom_before": oom_before}
         else:
             raise ValueError(f"unknown job mode {header['mode']!r}")
     except BaseException:

@@ -270,6 +270,9 @@ class PreferenceConfig:
         kto_desirable_weight, kto_undesirable_weight: KTO's ``λ_D``, ``λ_U``. KTO trains on pairs
             as unpaired examples: chosen = desirable, rejected = undesirable.
         ipo_average: Feed IPO length-averaged log-probs (TRL's and the IPO authors' convention).
+        nll_weight: ``α`` of an added token-averaged NLL term on the chosen completion,
+            ``α·(-log π(y_w|x)/|y_w|)`` (RPO / iterative RPO, Pang et al. 2024: it keeps the chosen
+            likelihood from falling). Not allowed with ``orpo``, which has its own SFT term.
         learning_rate, weight_decay: AdamW settings (ignored when an optimizer is passed).
         batch_size: Pairs per optimizer step (:meth:`PreferenceTrainer.fit`).
         micro_batch_size: Pairs per forward pass (gradient accumulation inside a step).
@@ -285,6 +288,7 @@ class PreferenceConfig:
     kto_desirable_weight: float = 1.0
     kto_undesirable_weight: float = 1.0
     ipo_average: bool = True
+    nll_weight: float = 0.0
     learning_rate: float = 1e-6
     weight_decay: float = 0.0
     batch_size: int = 8
@@ -301,6 +305,9 @@ class PreferenceConfig:
         for name in ("beta", "learning_rate", "temperature"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name} must be > 0, got {getattr(self, name)!r}")
+        if self.nll_weight < 0 or (self.nll_weight > 0 and self.loss == "orpo"):
+            raise ValueError(f"nll_weight must be >= 0 and unused with orpo (its SFT term is built in), got "
+                             f"{self.nll_weight!r} with loss {self.loss!r}")
         for name in ("batch_size", "micro_batch_size"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
@@ -310,12 +317,23 @@ def preference_loss(
     config: PreferenceConfig, policy: PairLogps, reference: PairLogps, pairs: PreferenceBatch,
     kto_point: Tensor | None = None,
 ) -> PairLoss:
-    """Per-pair losses of ``config.loss`` on the given sequence log-probs.
+    """Per-pair losses of ``config.loss`` (plus ``nll_weight`` times the chosen NLL) on the given log-probs.
 
     ``kto_point`` is KTO's reference point ``z0`` (required for ``kto``). For KTO the two
     returned loss halves are averaged per pair, so the batch mean equals KTO's mean over its
     ``2B`` unpaired examples.
     """
+    out = _pair_loss(config, policy, reference, pairs, kto_point)
+    if config.nll_weight == 0:
+        return out
+    nll = -average_logps(policy.chosen, pairs.chosen_lengths.to(policy.chosen.dtype))
+    return dataclasses.replace(out, losses=out.losses + config.nll_weight * nll)
+
+
+def _pair_loss(
+    config: PreferenceConfig, policy: PairLogps, reference: PairLogps, pairs: PreferenceBatch,
+    kto_point: Tensor | None,
+) -> PairLoss:
     name, beta = config.loss, float(config.beta)
     lc, lr = pairs.chosen_lengths.to(policy.chosen.dtype), pairs.rejected_lengths.to(policy.chosen.dtype)
     if name == "dpo":

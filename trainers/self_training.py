@@ -14,8 +14,9 @@ One loop, three presets (:data:`PRESETS`, :func:`self_training_config`):
   prompt. Each round fine-tunes from the initial weights (``restart_from_initial``).
 
 Every round logs the kept fraction, pass@1 and pass@k of the sampled groups (``k`` = group size)
-and, when an ``evaluate`` callback is given, its held-out metrics. Fine-tuning uses
-:func:`trainers.sft.sft`, the same SFT as the RL warm-up. Truncated samples (no EOS before the
+and, when an ``evaluate`` callback is given, its held-out metrics. Fine-tuning uses the loss and
+batching of :mod:`trainers.sft` (the RL warm-up's SFT) with one AdamW optimizer that persists
+across rounds, as an RL trainer's does. Truncated samples (no EOS before the
 length limit) are never kept: training on them would teach the policy to stop where the sampler
 was cut.
 """
@@ -38,7 +39,7 @@ from rlenv.evaluation import pass_at_k
 from rlenv.scoring import score_tasks
 from trainers.batch import EpisodeBatch
 from trainers.rollout import EpisodeEnv, HFGenerator, SamplingConfig, decode_completions, run_episodes
-from trainers.sft import Example, sft
+from trainers.sft import Example, sft_batch, sft_loss
 
 logger = logging.getLogger(__name__)
 
@@ -61,7 +62,10 @@ class SelfTrainingConfig:
         restart_from_initial: Fine-tune from the initial weights every round (STaR).
         sampling: Sampling settings for the grow step (and rationalization).
         sft_epochs: Passes over the kept samples per improve step.
-        sft_batch_size, sft_lr: :func:`trainers.sft.sft` settings.
+        sft_batch_size: Examples per SFT optimizer step.
+        sft_lr, sft_weight_decay: AdamW settings; one optimizer persists across rounds (re-created
+            with the weights when ``restart_from_initial``).
+        max_grad_norm: Gradient clipping of the SFT steps (None = off).
         seed: Round ``r`` seeds the task draw and sampling with ``seed + r``.
     """
 
@@ -78,6 +82,8 @@ class SelfTrainingConfig:
     sft_epochs: float = 1.0
     sft_batch_size: int = 16
     sft_lr: float = 1e-4
+    sft_weight_decay: float = 0.0
+    max_grad_norm: float | None = 1.0
     seed: int = 0
 
     def __post_init__(self) -> None:
@@ -191,7 +197,37 @@ class SelfTrainer:
         self.log_fn = log_fn
         self.generator = HFGenerator(policy, tokenizer, config.sampling)
         self.initial_state = copy.deepcopy(policy.state_dict()) if config.restart_from_initial else None
+        self.optimizer = self._new_optimizer()
         self.rounds: list[dict[str, float]] = []
+
+    def _new_optimizer(self) -> torch.optim.Optimizer:
+        params = [p for p in self.policy.parameters() if p.requires_grad]
+        return torch.optim.AdamW(params, lr=self.config.sft_lr, weight_decay=self.config.sft_weight_decay)
+
+    def fine_tune(self, examples: Sequence[Example], seed: int) -> list[float]:
+        """``sft_epochs`` shuffled passes of SFT over ``examples`` with the loop's persistent optimizer.
+
+        Returns the loss (nats per token) of every optimizer step.
+        """
+        cfg = self.config
+        device = next(self.policy.parameters()).device
+        generator = torch.Generator().manual_seed(seed)
+        steps = max(1, math.ceil(cfg.sft_epochs * len(examples) / cfg.sft_batch_size))
+        order: list[int] = []
+        losses = []
+        self.policy.train()
+        for _ in range(steps):
+            if len(order) < cfg.sft_batch_size:
+                order += torch.randperm(len(examples), generator=generator).tolist()
+            picked, order = order[: cfg.sft_batch_size], order[cfg.sft_batch_size:]
+            loss = sft_loss(self.policy, sft_batch(self.tokenizer, [examples[i] for i in picked]).to(device))
+            self.optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            if cfg.max_grad_norm is not None:
+                torch.nn.utils.clip_grad_norm_(self.policy.parameters(), cfg.max_grad_norm)
+            self.optimizer.step()
+            losses.append(loss.item())
+        return losses
 
     def rationalize(self, batch: EpisodeBatch, correct: Tensor) -> list[Example]:
         """Hinted re-asks of the problems no sample solved; returns the ``(original prompt, chain)`` that reach the answer."""
@@ -230,6 +266,7 @@ class SelfTrainer:
         completions = batch.infos["completion"] if cfg.dedupe else None
         if self.initial_state is not None:
             self.policy.load_state_dict(self.initial_state)
+            self.optimizer = self._new_optimizer()
         for step, threshold in enumerate(cfg.thresholds or (cfg.min_reward,)):
             keep = select_samples(batch.rewards.cpu(), group_ids, top_k=cfg.top_k, min_reward=threshold,
                                   eligible=eligible, completions=completions)
@@ -239,10 +276,7 @@ class SelfTrainer:
             if not examples:
                 logger.info("round %d improve step %d: no sample passed the filters", round_index, step)
                 continue
-            steps = max(1, math.ceil(cfg.sft_epochs * len(examples) / cfg.sft_batch_size))
-            losses = sft(self.policy, self.tokenizer, examples, steps=steps, batch_size=cfg.sft_batch_size,
-                         lr=cfg.sft_lr, seed=cfg.seed + round_index, progress=False)
-            metrics["sft_loss"] = losses[-1]
+            metrics["sft_loss"] = self.fine_tune(examples, seed=cfg.seed + round_index)[-1]
         metrics["kept_fraction"] = float(keep.sum()) / len(batch)
         if self.evaluate is not None:
             metrics.update(self.evaluate(self.policy))

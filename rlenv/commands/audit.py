@@ -30,6 +30,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data", type=Path, help="task file (JSONL/JSON/parquet) replacing the env's default data")
     parser.add_argument("--field", action="append", default=[], metavar="NAME=COLUMN",
                         help="map a task field to a data column, e.g. --field prompt=question (repeatable)")
+    parser.add_argument("--env-arg", action="append", default=[], metavar="KEY=VALUE",
+                        help="environment constructor override, e.g. --env-arg format=think_answer_lenient (repeatable)")
     parser.add_argument("--out", required=True, type=Path, help="where to write one audit row per sample")
     parser.add_argument("--family", choices=sorted(FAMILY_DETECTORS),
                         help="detector set to run (default: from the env's verifier package)")
@@ -49,11 +51,12 @@ def format_table(summary: dict) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rlenv.wrappers.audit import audit
+    from rlenv.wrappers.audit import audit, env_family
 
     samples = read_jsonl(args.samples)
     env = make_env_from_args(args)
-    report = audit(env, samples, family=args.family, executor=args.executor, max_workers=args.workers, progress=True)
+    family = args.family or env_family(args.id)
+    report = audit(env, samples, family=family, executor=args.executor, max_workers=args.workers, progress=True)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     with args.out.open("w", encoding="utf-8") as fh:
         for row in report.rows:

@@ -125,6 +125,18 @@ def policy_generate(model: Any, tokenizer: Any, sampling: Any, chat: str = "auto
     return generate
 
 
+def _lazy_model_generate(args: argparse.Namespace) -> Any:
+    """A generate function that loads the checkpoint on its first call (a finished run never loads it)."""
+    loaded: list[Any] = []
+
+    def generate(observations: list[Any]) -> list[Any]:
+        if not loaded:
+            loaded.append(_model_generate(args))
+        return loaded[0](observations)
+
+    return generate
+
+
 def _model_generate(args: argparse.Namespace) -> Any:
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -152,7 +164,8 @@ def run(args: argparse.Namespace) -> int:
         config = {**_env_config(args), "model": str(Path(args.model).resolve()), "max_new_tokens": args.max_new_tokens,
                   "temperature": args.temperature, "top_p": args.top_p, "chat": args.chat, "seed": args.seed}
         indices = _task_indices(env, args)
-        summary = evaluate_policy(env, _model_generate(args), indices, args.num_samples, args.out, options, config)
+        summary = evaluate_policy(env, _lazy_model_generate(args), indices, args.num_samples, args.out, options,
+                                  config)
     sys.stdout.write(markdown_summary(summary, summary["title"]))
     sys.stdout.write(f"\nwrote {args.out / 'results.jsonl'}, summary.json, summary.md"
                      f"{'' if args.no_plot else ', pass_at_k.png'}\n")

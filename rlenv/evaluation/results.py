@@ -4,7 +4,7 @@ A result file is JSONL, one row per scored sample::
 
     {"task_id": "arith-0-3", "sample": 0, "completion": "...", "reward": 1.0, "status": "correct",
      "components": {...}, "verifier": "math", "verifier_version": "1", "truncated": false,
-     "metadata": {"level": 2}, "cluster": 0}
+     "details": {...}, "metadata": {"level": 2}, "cluster": 0}
 
 ``(task_id, sample)`` identifies a row. ``cluster`` (present when the environment defines answer
 equivalence) labels equivalent answers for maj@k; ``null`` means the sample gave no answer.

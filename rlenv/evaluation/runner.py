@@ -157,7 +157,7 @@ def _score_rows(env: Any, requests: Sequence[SampleRequest], executor: Any, max_
             "completion": completion, "reward": float(reward), "status": result.status.value,
             "components": dict(result.components), "verifier": result.verifier,
             "verifier_version": result.verifier_version, "truncated": truncated,
-            "metadata": dict(request.task.metadata),
+            "details": dict(result.details), "metadata": dict(request.task.metadata),
         })
     return rows
 

@@ -14,12 +14,13 @@ import re
 from fractions import Fraction
 
 _BOX = re.compile(r"\\(?:boxed|fbox)\s*")
-_ANSWER_TAG = re.compile(r"<answer>(.*?)</answer>", re.IGNORECASE | re.DOTALL)
 _HASHES = re.compile(r"^[ \t]*####[ \t]*(.+?)[ \t]*$", re.MULTILINE)
 _MARKER = re.compile(r"\b(?:final\s+answer|(?:possible|candidate|potential)\s+answers|candidates|answer)\s*(?:is|are|:|=)\s*(?::\s*)?",
                      re.IGNORECASE)
 _SENTENCE_END = re.compile(r"\n|\.(?=\s|$)|;|!|\?")
 _MAX_MARKER_WORDS = 6
+#: A stated answer longer than this many characters is not an answer (and is never copied out).
+MAX_ANSWER_CHARS = 1000
 
 _LATEX_NOISE = re.compile(r"\\[,;:!]|\\left|\\right|\\displaystyle|~|\\\(|\\\)|\\\[|\\\]|\*\*")
 _TEXT_CMD = re.compile(r"\\(?:text|textbf|mathrm|mathbf|operatorname|mbox)\s*\{([^{}]*)\}")
@@ -28,7 +29,6 @@ _NUMBER = re.compile(r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|[-+]?\.\d+")
 _UNIT_TAIL = re.compile(r"^\s*(?P<sign>-)?\s*\$?\s*(?P<num>[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|[-+]?\.\d+)"
                         r"\s*(?:\\?%|percent)?(?:\s+(?P<tail>[A-Za-z][A-Za-z .'/-]*))?\s*$")
 _SIMPLE_FRACTION = re.compile(r"^\(?([-+]?\d+(?:\.\d+)?)\)?/\(?([-+]?\d+(?:\.\d+)?)\)?$")
-_ASSIGNMENT = re.compile(r"^[A-Za-z](?:_\{?\w+\}?)?\s*=\s*(?!=)")
 _OPEN = "([{"
 _CLOSE = ")]}"
 
@@ -49,30 +49,31 @@ class AnswerSpan:
     source: str
 
 
-def _braced(text: str, open_at: int) -> int | None:
-    """Index of the brace closing the one at ``open_at``, or None when unbalanced."""
-    depth = 0
-    for i in range(open_at, len(text)):
-        if text[i] == "{" and (i == 0 or text[i - 1] != "\\"):
-            depth += 1
-        elif text[i] == "}" and (i == 0 or text[i - 1] != "\\"):
-            depth -= 1
-            if depth == 0:
-                return i
-    return None
+def brace_pairs(text: str) -> dict[int, int]:
+    """``{index of an unescaped "{": index of its matching "}"}`` in one linear pass."""
+    pairs, stack = {}, []
+    for i, ch in enumerate(text):
+        if ch in "{}" and (i == 0 or text[i - 1] != "\\"):
+            if ch == "{":
+                stack.append(i)
+            elif stack:
+                pairs[stack.pop()] = i
+    return pairs
 
 
 def boxed_spans(text: str) -> list[AnswerSpan]:
-    """Contents of every ``\\boxed{…}`` / ``\\fbox{…}`` (nested braces) and ``\\boxed 5`` form."""
-    spans = []
+    """Contents of every ``\\boxed{…}`` / ``\\fbox{…}`` (nested braces) and ``\\boxed 5`` form, up to
+    :data:`MAX_ANSWER_CHARS` characters each."""
+    spans, pairs = [], None
     for match in _BOX.finditer(text):
         at = match.end()
         if at < len(text) and text[at] == "{":
-            close = _braced(text, at)
-            if close is not None:
+            pairs = brace_pairs(text) if pairs is None else pairs
+            close = pairs.get(at)
+            if close is not None and close - at <= MAX_ANSWER_CHARS:
                 spans.append(AnswerSpan(text[at + 1 : close], at + 1, close, "boxed"))
         else:
-            word = re.match(r"[^\s$]+", text[at:])
+            word = re.match(r"[^\s$]+", text[at : at + 200])
             if word:
                 spans.append(AnswerSpan(word.group(0), at, at + word.end(), "boxed"))
     return spans
@@ -81,6 +82,33 @@ def boxed_spans(text: str) -> list[AnswerSpan]:
 def prose_words(text: str) -> int:
     """How many words of two or more letters ``text`` has once LaTeX is stripped (math has none)."""
     return len(re.findall(r"[A-Za-z]{2,}", strip_latex(text)))
+
+
+def tag_pattern(name: str, closing: bool) -> re.Pattern[str]:
+    """The regex of ``<name>`` (or ``</name>`` when ``closing``), spaces allowed, case-insensitive."""
+    return re.compile(rf"<\s*{'/' if closing else ''}\s*{re.escape(name)}\s*>", re.IGNORECASE)
+
+
+def block_spans(text: str, tag: str) -> list[tuple[int, int, int, int]]:
+    """``(open_start, content_start, content_end, close_end)`` of every ``<tag>…</tag>`` block.
+
+    Each block ends at the first closing tag after its opening tag (case-insensitive); one
+    linear pass, so thousands of unclosed tags cost no more than one.
+    """
+    opening, closing = tag_pattern(tag, False), tag_pattern(tag, True)
+    spans, at = [], 0
+    while (start := opening.search(text, at)) is not None:
+        end = closing.search(text, start.end())
+        if end is None:
+            break
+        spans.append((start.start(), start.end(), end.start(), end.end()))
+        at = end.end()
+    return spans
+
+
+def blocks(text: str, tag: str) -> list[str]:
+    """Contents of every ``<tag>…</tag>`` block (see :func:`block_spans`)."""
+    return [text[a:b] for _, a, b, _ in block_spans(text, tag)]
 
 
 def _marker_spans(text: str) -> list[AnswerSpan]:
@@ -102,12 +130,13 @@ def _marker_spans(text: str) -> list[AnswerSpan]:
 def answer_spans(text: str) -> list[AnswerSpan]:
     """Every final-answer span of ``text`` (boxed, answer tags, ``####``, answer markers), by position.
 
-    A marker phrase is kept only when it is short (at most 6 words, not counting math) and looks
-    like an answer (a digit or LaTeX, or at most 3 words), so "Answer: let's think step by step"
-    is not an answer.
+    Spans longer than :data:`MAX_ANSWER_CHARS` are dropped. A marker phrase is kept only when it
+    is short (at most 6 words, not counting math) and looks like an answer (a digit or LaTeX, or at
+    most 3 words), so "Answer: let's think step by step" is not an answer.
     """
     boxes = boxed_spans(text)
-    spans = boxes + [AnswerSpan(m.group(1), m.start(1), m.end(1), "tag") for m in _ANSWER_TAG.finditer(text)]
+    spans = boxes + [AnswerSpan(text[a:b], a, b, "tag") for _, a, b, _ in block_spans(text, "answer")
+                     if b - a <= MAX_ANSWER_CHARS]
     spans += [AnswerSpan(m.group(1), m.start(1), m.end(1), "hashes") for m in _HASHES.finditer(text)]
     # a marker phrase around boxes ("the answer is \boxed{4}") is represented by its boxes
     spans += [s for s in _marker_spans(text) if not any(s.start <= b.start < s.end for b in boxes)]
@@ -115,17 +144,18 @@ def answer_spans(text: str) -> list[AnswerSpan]:
 
 
 def unbox(text: str) -> str:
-    """``text`` with every ``\\boxed{X}`` / ``\\fbox{X}`` replaced by ``X``."""
-    while True:
-        match = _BOX.search(text)
-        if match is None:
-            return text
+    """``text`` with every ``\\boxed{X}`` / ``\\fbox{X}`` replaced by ``X`` (linear time)."""
+    if _BOX.search(text) is None:
+        return text
+    pairs = brace_pairs(text)
+    keep = bytearray(b"\x01") * len(text)
+    for match in _BOX.finditer(text):
         at = match.end()
-        close = _braced(text, at) if at < len(text) and text[at] == "{" else None
-        if close is None:
-            text = text[: match.start()] + text[at:].lstrip("{")
-        else:
-            text = text[: match.start()] + text[at + 1 : close] + text[close + 1 :]
+        end = at + 1 if at < len(text) and text[at] == "{" else at
+        keep[match.start() : end] = bytes(end - match.start())
+        if end > at and at in pairs:
+            keep[pairs[at]] = 0
+    return "".join(ch for ch, k in zip(text, keep, strict=True) if k)
 
 
 def strip_latex(text: str) -> str:
@@ -203,6 +233,17 @@ def numbers_in(text: str) -> list[Fraction]:
     return [Fraction(m.group(0).replace(",", "")) for m in _NUMBER.finditer(text)]
 
 
-def is_assignment(text: str) -> bool:
-    """True for ``x = 3``-style answers."""
-    return bool(_ASSIGNMENT.match(text.strip()))
+def distinct_numbers(text: str) -> set[Fraction]:
+    """The set of :func:`numbers_in` ``text`` (each distinct spelling parsed once)."""
+    return {Fraction(s.replace(",", "")) for s in set(_NUMBER.findall(text))}
+
+
+#: Answer-based detectors read only this many final characters: final answers sit at the end,
+#: and the cost of a pathological completion stays bounded.
+TAIL_CHARS = 50_000
+
+
+def tail(text: str, limit: int = TAIL_CHARS) -> str:
+    """The last ``limit`` characters of ``text``."""
+    return text[-limit:] if len(text) > limit else text
+

@@ -34,14 +34,39 @@ FAMILY_DETECTORS: dict[str, tuple[type, ...]] = {
 }
 
 
-def env_family(env: gymnasium.Env) -> str:
-    """The family of ``env``: the sub-package of ``envs`` its verifier comes from (``math``,
-    ``code``, ``format``…), or ``generic`` for verifiers defined elsewhere or families without
-    their own detector set."""
-    module = type(env.unwrapped.verifier).__module__
+def _family_of_module(module: str) -> str | None:
     parts = module.split(".")
-    family = parts[1] if len(parts) > 1 and parts[0] == "envs" else "generic"
-    return family if family in FAMILY_DETECTORS else "generic"
+    if len(parts) > 1 and parts[0] == "envs" and parts[1] in FAMILY_DETECTORS:
+        return parts[1]
+    return None
+
+
+def env_family(env: gymnasium.Env | str) -> str:
+    """The detector family of an env: the sub-package of ``envs`` it comes from (``math``, ``code``,
+    ``format``…), else ``generic``.
+
+    For a registered id, the module of its entry point decides. For an env object, the module of
+    its verifier, or of a verifier it combines (a weighted sum or gate of ``envs`` verifiers).
+    """
+    if isinstance(env, str):
+        from rlenv.registry import spec
+
+        return _family_of_module(spec(env).entry_point.partition(":")[0]) or "generic"
+    pending: list = [env.unwrapped.verifier]
+    for _ in range(64):  # breadth-first through composed verifiers and their containers
+        if not pending:
+            break
+        item = pending.pop(0)
+        if isinstance(item, dict):
+            pending.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            pending.extend(item)
+        elif hasattr(item, "__dict__") and not isinstance(item, type):
+            family = _family_of_module(type(item).__module__)
+            if family is not None:
+                return family
+            pending.extend(vars(item).values())
+    return "generic"
 
 
 def default_detectors(family: str) -> list[Wrap]:
@@ -90,7 +115,7 @@ class AuditReport:
 
 
 def audit(
-    env: gymnasium.Env,
+    env: gymnasium.Env | str,
     samples: Iterable[dict[str, Any]],
     family: str | None = None,
     detectors: Sequence[Wrap] | None = None,
@@ -101,7 +126,7 @@ def audit(
     """Run the hack detectors on offline samples of ``env``.
 
     Args:
-        env: A rlenv env (possibly wrapped); its verifier scores the samples.
+        env: A rlenv env (possibly wrapped) or a registered id; its verifier scores the samples.
         samples: Dicts with ``completion`` and ``task_id`` or ``index``; an optional
             ``truncated: true`` says generation hit its length limit.
         family: Which default detector set to run (see :data:`FAMILY_DETECTORS`); default
@@ -110,6 +135,11 @@ def audit(
         executor, max_workers, progress: Scoring options, see :func:`rlenv.scoring.score_tasks`.
     """
     samples = list(samples)
+    if isinstance(env, str):
+        from rlenv.registry import make
+
+        family = env_family(env) if family is None else family
+        env = make(env)
     family = env_family(env) if family is None else family
     wraps = default_detectors(family) if detectors is None else list(detectors)
     checked = env

@@ -24,7 +24,15 @@ from typing import Any
 import gymnasium
 
 from rlenv.types import RewardResult, Task
-from rlenv.wrappers.answers import answer_key, answer_spans, numbers_in, parse_number, strip_latex
+from rlenv.wrappers.answers import (
+    answer_key,
+    answer_spans,
+    distinct_numbers,
+    numbers_in,
+    parse_number,
+    strip_latex,
+    tail,
+)
 from rlenv.wrappers.detection import Detection, DetectorWrapper, quote
 
 NAME = "prompt_echo"
@@ -60,7 +68,7 @@ def is_expression(text: str) -> bool:
 
 def prompt_numbers(prompt: str) -> set:
     """The numbers a prompt gives, in digits or as number words (``three``, ``dozen``)."""
-    found = set(numbers_in(strip_latex(prompt)))
+    found = distinct_numbers(strip_latex(prompt))
     found.update(_NUMBER_WORDS[w] for w in re.findall(r"[a-z]+", prompt.lower()) if w in _NUMBER_WORDS)
     return found
 
@@ -120,7 +128,7 @@ def detect_prompt_echo(
     numeric_ref = reference is not None and parse_number(strip_latex(str(reference))) is not None
     compact_prompt = _compact(prompt)
     given = prompt_numbers(prompt)
-    for span in answer_spans(completion):
+    for span in answer_spans(tail(completion)):
         expr = _answer_expression(span.text)
         if not expr or not is_expression(expr) or answer_key(expr) == ref_key:
             continue
@@ -133,7 +141,7 @@ def detect_prompt_echo(
                              f"final answer {quote(expr, 40)} is unevaluated arithmetic on the prompt's numbers")
     prompt_share, completion_share = echo_shares(completion, prompt)
     evidence = f"{prompt_share:.0%} of the prompt restated; {completion_share:.0%} of the completion copied from it"
-    novel = {x for x in numbers_in(strip_latex(completion)) if x not in given}
+    novel = distinct_numbers(strip_latex(completion)) - given
     adds_work = (len(novel) > 1 or _WORKED.search(completion) is not None
                  or _states_reference(completion, prompt, reference))
     if prompt_share >= min_prompt_share and completion_share >= min_completion_share and not adds_work:

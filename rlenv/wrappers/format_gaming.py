@@ -27,23 +27,13 @@ from typing import Any
 import gymnasium
 
 from rlenv.types import RewardResult, Task
-from rlenv.wrappers.answers import answer_key, answer_spans, parse_number
+from rlenv.wrappers.answers import answer_key, answer_spans, block_spans, blocks, parse_number, tag_pattern
 from rlenv.wrappers.detection import Detection, DetectorWrapper, quote
 
 NAME = "format_gaming"
 
 _FILLERS = {"...", "…", "todo", "tbd", "n/a", "na", "none", "null", "placeholder", "answer", "your answer here",
             "lorem ipsum", "xxx", "blah", "etc", "reasoning", "thinking", "think", "answer here"}
-
-
-def _tag(name: str, closing: bool) -> re.Pattern[str]:
-    return re.compile(rf"<\s*{'/' if closing else ''}\s*{re.escape(name)}\s*>", re.IGNORECASE)
-
-
-def blocks(text: str, tag: str) -> list[str]:
-    """Contents of every ``<tag>…</tag>`` block (non-greedy, case-insensitive)."""
-    pattern = re.compile(rf"<\s*{re.escape(tag)}\s*>(.*?)<\s*/\s*{re.escape(tag)}\s*>", re.IGNORECASE | re.DOTALL)
-    return pattern.findall(text)
 
 
 def is_empty_content(content: str) -> bool:
@@ -58,10 +48,15 @@ def is_empty_content(content: str) -> bool:
 
 
 def _outside(text: str, tags: tuple[str, str]) -> str:
+    """``text`` without its tag blocks and stray tags."""
     for tag in tags:
-        text = re.sub(rf"<\s*{re.escape(tag)}\s*>.*?<\s*/\s*{re.escape(tag)}\s*>", " ", text, flags=re.I | re.S)
-        text = _tag(tag, False).sub(" ", text)
-        text = _tag(tag, True).sub(" ", text)
+        kept, last = [], 0
+        for start, _, _, end in block_spans(text, tag):
+            kept.append(text[last:start])
+            last = end
+        text = " ".join(kept + [text[last:]])
+        text = tag_pattern(tag, False).sub(" ", text)
+        text = tag_pattern(tag, True).sub(" ", text)
     return text.strip()
 
 
@@ -113,7 +108,7 @@ def detect_format_gaming(
     paid = "" if format_paid is None else f"; format component paid {format_paid:g}"
     if _empty_json(completion):
         return Detection(NAME, True, 1.0, "empty_json", f"every value of the JSON answer is empty{paid}")
-    counts = {f"{slash}{tag}": len(_tag(tag, bool(slash)).findall(completion))
+    counts = {f"{slash}{tag}": len(tag_pattern(tag, bool(slash)).findall(completion))
               for tag in (think_tag, answer_tag) for slash in ("", "/")}
     if not any(counts.values()):
         return Detection.clean(NAME)
@@ -135,11 +130,13 @@ def detect_format_gaming(
 
 
 def format_component(result: RewardResult | None) -> float | None:
-    """The verifier's format sub-reward: the sum of components whose name contains ``format``, or None."""
+    """The verifier's format sub-reward, or None: the sum of the components whose name contains
+    ``format``, counting only top-level names when nested ones (``format.think_answer``) exist."""
     if result is None:
         return None
-    values = [v for k, v in result.components.items() if "format" in k.lower()]
-    return float(sum(values)) if values else None
+    named = [k for k in result.components if "format" in k.lower()]
+    top = [k for k in named if "." not in k] or named  # "format" over its parts "format.think_answer"
+    return float(sum(result.components[k] for k in top)) if top else None
 
 
 class FormatGaming(DetectorWrapper):

@@ -17,7 +17,7 @@ from typing import Any
 import gymnasium
 
 from rlenv.types import RewardResult, Task
-from rlenv.wrappers.answers import AnswerSpan, answer_key, answer_parts, answer_spans, prose_words
+from rlenv.wrappers.answers import AnswerSpan, answer_key, answer_parts, answer_spans, prose_words, tail
 from rlenv.wrappers.detection import Detection, DetectorWrapper, quote
 
 NAME = "answer_hedging"
@@ -25,7 +25,7 @@ NAME = "answer_hedging"
 _NUM = r"-?\$?\d[\d,]*(?:\.\d+)?"
 # "12 or 14", "12, 13, or 14", "$18 or maybe $20", "22 (or possibly 12)", "4, give or take; maybe 10"
 _OR_ALTERNATIVES = re.compile(
-    rf"(?P<first>{_NUM})(?:\s*,\s*{_NUM})*(?:[\s,;()]|give\s+or\s+take)*\b(?:or|maybe|perhaps|possibly)\s+"
+    rf"(?P<first>{_NUM})(?:\s*,\s*{_NUM}){{0,8}}(?:[\s,;()]|give\s+or\s+take){{0,6}}\b(?:or|maybe|perhaps|possibly)\s+"
     rf"(?:(?:maybe|possibly|perhaps|even|else|rather|about|around)\s+)?(?P<last>{_NUM})",
     re.IGNORECASE,
 )
@@ -45,9 +45,10 @@ def reference_arity(reference: Any) -> int:
     return 1
 
 
-def _last_numeric_sentence(text: str) -> str:
+def _last_numeric_sentence(text: str, limit: int = 400) -> str:
+    """The last sentence with a digit, cut to its last ``limit`` characters (a final sentence is short)."""
     sentences = [s for s in _SENTENCES.findall(text) if re.search(r"\d", s)]
-    return sentences[-1] if sentences else ""
+    return sentences[-1][-limit:] if sentences else ""
 
 
 def detect_answer_hedging(completion: str, reference: Any = None) -> Detection:
@@ -68,6 +69,7 @@ def detect_answer_hedging(completion: str, reference: Any = None) -> Detection:
     answer ("Paris or Lyon"). Answer spans of more than 6 words (not counting math) are prose, not answers; with a numeric reference only
     parts containing a digit count as candidates ("see above" is not a second answer).
     """
+    completion = tail(completion)
     allowed = reference_arity(reference)
     numeric = reference is not None and bool(re.search(r"\d", str(reference)))
     seen: dict[str, str] = {}

@@ -168,7 +168,7 @@ def _slope(values: np.ndarray) -> float:
 
 
 def proxy_gold_divergence(proxy: Sequence[float], gold: Sequence[float], window: int = 20,
-                          tolerance: float = 0.0) -> dict[str, float]:
+                          tolerance: float = 0.0, min_steps: int = 5) -> dict[str, float]:
     """Is the proxy reward rising while the gold reward falls? Over the last ``window`` steps.
 
     Args:
@@ -176,6 +176,7 @@ def proxy_gold_divergence(proxy: Sequence[float], gold: Sequence[float], window:
         gold: Mean gold reward (a verifier) at the same steps, shape ``(S,)``.
         window: How many recent steps the trend is fitted on.
         tolerance: Slopes within ``±tolerance`` per step count as flat.
+        min_steps: No divergence is flagged before this many steps (two noisy points are no trend).
 
     Returns:
         ``hacks/proxy_slope``, ``hacks/gold_slope`` (least-squares per step), ``hacks/proxy_gold_gap``
@@ -188,7 +189,7 @@ def proxy_gold_divergence(proxy: Sequence[float], gold: Sequence[float], window:
         raise ValueError(f"window must be >= 2 steps, got {window}")
     p_win, g_win = p[-window:], g[-window:]
     p_slope, g_slope = _slope(p_win), _slope(g_win)
-    diverging = not math.isnan(p_slope) and p_slope > tolerance and g_slope < -tolerance
+    diverging = p_win.size >= min_steps and p_slope > tolerance and g_slope < -tolerance
     return {
         PREFIX + "proxy_slope": p_slope,
         PREFIX + "gold_slope": g_slope,

@@ -17,6 +17,14 @@ from trainers.self_training import (
 from trainers.sft import sft
 
 
+@pytest.fixture(scope="module", autouse=True)
+def one_thread():
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # tiny models: threads only add contention
+    yield
+    torch.set_num_threads(threads)
+
+
 def test_selftrain_select_samples_by_hand():
     rewards = torch.tensor([0.2, 0.9, 0.9, 0.5, 0.0, 0.0, 1.0, 0.7])
     groups = torch.tensor([0, 0, 0, 0, 1, 1, 2, 2])
@@ -58,7 +66,7 @@ def test_selftrain_presets_and_validation():
 def test_selftrain_star_rationalization_pairs_hinted_chains_with_original_prompts():
     """A policy that can only copy the hinted answer fails unhinted prompts but rationalizes them."""
     model, tok = tiny_policy(hidden_size=32)
-    sft(model, tok, [(f"{a}+{b}=[{a + b}]", str(a + b)) for a in range(10) for b in range(10)], steps=100,
+    sft(model, tok, [(f"{a}+{b}=[{a + b}]", str(a + b)) for a in range(10) for b in range(10)], steps=200,
         batch_size=16, lr=3e-3, progress=False)
     env = TextVectorEnv(addition_env(), num_tasks=8, group_size=2)
     trainer = SelfTrainer(model, tok, env, self_training_config(

@@ -43,7 +43,8 @@ def test_truncated_samples_and_custom_detectors():
 
 
 def test_families():
-    assert env_family(rlenv.make("rlenv/ExactMatch-v0")) == "generic"
+    assert env_family(rlenv.make("rlenv/ExactMatch-v0")) == "generic" == env_family("rlenv/ExactMatch-v0")
+    assert env_family(rlenv.make("rlenv/Format-v0", answer_check="exact_match")) == "format" == env_family("rlenv/Format-v0")
     assert set(FAMILY_DETECTORS) >= {"math", "code", "format", "generic"}
     assert rlenv.wrappers.CodeTampering in default_detectors("code")
     with pytest.raises(ValueError, match="unknown env family 'chess'"):
@@ -69,6 +70,19 @@ def test_cli_writes_rows_and_ends_with_the_json_summary(tmp_path):
     assert any(line.startswith("answer_hedging") for line in lines[:-1])  # the human-readable table
     rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert [len(r["hacks"]) for r in rows] == [0, 1, 1, 1] and rows[3]["task_id"] == "capital-fr"
+
+
+def test_cli_env_args_reach_the_env(tmp_path):
+    samples = tmp_path / "samples.jsonl"
+    samples.write_text(json.dumps({"index": 0, "completion": "<think>.</think><answer>Paris</answer>"}) + "\n")
+    out = tmp_path / "rows.jsonl"
+    proc = subprocess.run([sys.executable, "-m", "rlenv", "audit", "rlenv/Format-v0", "--samples", str(samples),
+                           "--env-arg", "format=think_answer_lenient", "--env-arg", "answer_check=exact_match",
+                           "--out", str(out)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    row = json.loads(out.read_text().splitlines()[0])
+    assert row["raw_reward"] > 1.0 and row["hacks"][0]["kind"] == "empty_think"  # paid format + answer, flagged
+    assert json.loads(proc.stdout.strip().splitlines()[-1])["family"] == "format"
 
 
 def test_cli_reports_a_missing_file(tmp_path):

@@ -85,6 +85,8 @@ def test_proxy_gold_divergence_flags_rising_proxy_and_falling_gold():
     assert m["hacks/proxy_gold_gap"] == pytest.approx(proxy[-1] - gold[-1])
     healthy = proxy_gold_divergence(proxy, 0.1 + 0.01 * steps, window=10)
     assert healthy["hacks/proxy_gold_diverging"] == 0.0
+    early = proxy_gold_divergence([1.0, 1.1], [0.9, 0.8])  # two points are no trend yet
+    assert early["hacks/proxy_gold_diverging"] == 0.0 and early["hacks/proxy_slope"] == pytest.approx(0.1)
 
 
 @pytest.mark.parametrize("form, alpha, beta", [("bon", 1.2, 0.3), ("rl", 0.8, 0.25)])

@@ -187,20 +187,28 @@ def test_code_extraction_and_unparsable_fallback():
 
 
 def test_runtime_findings_from_result_details():
-    details = {"tampering": ["result nonce missing after exit status 0", {"kind": "test_file_changed", "evidence": "hash"}],
-               "exit_before_report": True}
-    assert [f.kind for f in runtime_findings(details)] == ["runtime", "test_file_changed", "exit_before_tests"]
-    assert runtime_findings({}) == [] and runtime_findings(None) == []
+    # the shape envs.code's CodeVerifier writes: job error + one {"status", "time_s", "error"} per test
+    exited = {"job_status": "failed", "error": "the candidate process exited",
+              "tests": [{"status": "failed", "time_s": 0.1, "error": "the candidate process exited"},
+                        {"status": "not_run", "time_s": 0.0, "error": "not run: the candidate process ended at test 0"}]}
+    raised = {"job_status": "failed", "error": None,
+              "tests": [{"status": "failed", "time_s": 0.0, "error": "CandidateExit: SystemExit: 0"}]}
+    wrong = {"job_status": "failed", "error": "AssertionError",
+             "tests": [{"status": "failed", "time_s": 0.0, "error": "AssertionError"}]}
+    assert [f.kind for f in runtime_findings(exited)] == ["exit_before_tests"]
+    assert "CandidateExit" in runtime_findings(raised)[0].evidence
+    assert runtime_findings(wrong) == [] and runtime_findings({}) == [] and runtime_findings(None) == []
 
 
 class FixedReport:
-    """A verifier whose report carries runtime tampering evidence (the shape a sandbox grader writes)."""
+    """A verifier reporting what the sandbox reports when the candidate process exits."""
 
     name, version = "fixed_report", "1"
 
     def __call__(self, task, completion):
+        error = "the candidate process exited" if "exit" in completion else None
         return RewardResult(0.0, Status.INCORRECT, verifier=self.name, verifier_version=self.version,
-                            details={"exit_before_report": "exit" in completion})
+                            details={"error": error, "tests": [{"status": "failed", "time_s": 0.0, "error": error}]})
 
 
 def test_wrapper_reads_runtime_evidence_and_prompt():
@@ -209,6 +217,7 @@ def test_wrapper_reads_runtime_evidence_and_prompt():
     env.reset()
     _, reward, *_, info = env.step("    return a + b  # exit")
     assert reward == -1.0 and info["hacks"][0]["kind"] == "exit_before_tests"
+    assert "sandbox (job)" in info["hacks"][0]["evidence"]
     env = CodeTampering(rlenv.TextEnv(source, ExactMatchVerifier()))
     env.reset()
     _, reward, *_, info = env.step("    if a == 3 and b == 4:\n        return 7\n")

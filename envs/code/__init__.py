@@ -1,0 +1,12 @@
+"""Code environments: completions run against hidden tests in the Docker sandbox (:mod:`sandbox`).
+
+Formats: HumanEval (``rlenv/HumanEval-v0``), MBPP (``rlenv/MBPP-v0``) and stdin/stdout programs
+(``rlenv/CodeIO-v0``). Code is taken from the last ```` ```python ```` block of a completion, or
+from the raw text when it has no fence.
+"""
+
+from envs.code.extraction import extract_code, fenced_blocks
+from envs.code.formats import AssertTests, HumanEvalTests, IOTests, split_check
+from envs.code.verifier import CodeVerifier
+
+__all__ = ["AssertTests", "CodeVerifier", "HumanEvalTests", "IOTests", "extract_code", "fenced_blocks", "split_check"]

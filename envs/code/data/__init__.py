@@ -1,0 +1,1 @@
+"""Small embedded task files for the code environments (written for this project)."""

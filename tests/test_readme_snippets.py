@@ -1,0 +1,83 @@
+"""Every ```python block of README.md runs, and every `rlenv <command>` it shows exists.
+
+A block preceded by the line ``<!-- no-test -->`` is skipped (documented in the README's last
+section). Each block runs in its own fresh module (so environments it registers resolve by
+``module:function``), in a temporary working directory.
+"""
+
+import importlib
+import re
+import sys
+import types
+import warnings
+from pathlib import Path
+
+import pytest
+
+from rlenv.commands import COMMAND_MODULES
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+NO_TEST = "<!-- no-test -->"
+_FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.S | re.M)
+
+
+def readme_blocks(language):
+    """``(heading, code, skipped)`` for each fenced block of ``language``, in order."""
+    text = README.read_text(encoding="utf-8")
+    blocks = []
+    for match in _FENCE.finditer(text):
+        if match.group(1) != language:
+            continue
+        before = text[: match.start()].rstrip("\n").splitlines()
+        heading = next((line.lstrip("# ") for line in reversed(before) if line.startswith("#")), "top")
+        blocks.append((heading, match.group(2), bool(before) and before[-1].strip() == NO_TEST))
+    return blocks
+
+
+PYTHON_BLOCKS = readme_blocks("python")
+
+
+def run_block(code, name, tmp_path, monkeypatch):
+    """Execute ``code`` as the body of a fresh module ``name`` (importable until the test ends)."""
+    monkeypatch.chdir(tmp_path)
+    module = types.ModuleType(name)
+    monkeypatch.setitem(sys.modules, name, module)
+    exec(compile(code, f"README.md:{name}", "exec"), module.__dict__)
+    return module
+
+
+@pytest.mark.parametrize("index", [i for i, (_, _, skipped) in enumerate(PYTHON_BLOCKS) if not skipped],
+                         ids=lambda i: f"{i}-{PYTHON_BLOCKS[i][0][:40]}")
+def test_readme_python_block_runs(index, tmp_path, monkeypatch):
+    run_block(PYTHON_BLOCKS[index][1], f"readme_block_{index}", tmp_path, monkeypatch)
+
+
+def test_readme_register_your_own_task_snippet_runs(tmp_path, monkeypatch):
+    import rlenv
+
+    blocks = [code for heading, code, skipped in PYTHON_BLOCKS if heading.startswith("Register your own task")]
+    assert len(blocks) == 1 and "rlenv.register(" in blocks[0]
+    assert len(blocks[0].strip().splitlines()) <= 32, "the snippet promises about 20 lines"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the parametrized run of the same block registered the id already
+        module = run_block(blocks[0], "readme_register_snippet", tmp_path, monkeypatch)
+    env = rlenv.make("myproject/Units-v0")
+    env.reset(options={"task_id": "kg"})
+    assert env.step("2500 g")[4]["status"] == "correct"
+    assert env.unwrapped.verifier.name == module.LastNumberVerifier.name
+
+
+def test_readme_marks_few_blocks_no_test():
+    skipped = [heading for heading, _, skipped in PYTHON_BLOCKS if skipped]
+    assert len(PYTHON_BLOCKS) >= 4
+    assert len(skipped) <= max(1, len(PYTHON_BLOCKS) // 4), f"too many {NO_TEST} blocks: {skipped}"
+
+
+def test_readme_cli_commands_exist():
+    names = {importlib.import_module(m).NAME for m in COMMAND_MODULES}
+    text = README.read_text(encoding="utf-8")
+    shell = "\n".join(code for _, code, _ in readme_blocks("bash"))
+    used = set(re.findall(r"^rlenv ([a-z][a-z_-]*)", shell, re.M)) | set(re.findall(r"`rlenv ([a-z][a-z_-]*)", text))
+    assert {"demo", "eval"} <= used, f"the README should show rlenv demo and rlenv eval, shows {sorted(used)}"
+    missing = used - names
+    assert not missing, f"README shows rlenv commands that do not exist: {sorted(missing)} (known: {sorted(names)})"
