@@ -24,7 +24,7 @@ import torch
 from torch.utils.checkpoint import checkpoint
 
 #: Rows of the flattened ``(N, V)`` logits processed at once.
-DEFAULT_CHUNK_SIZE = 1024
+DEFAULT_CHUNK_SIZE = 256
 #: Config attributes of logit transforms the fused head path does not implement.
 _UNSUPPORTED_LOGIT_TRANSFORMS = ("logit_scale", "logits_scaling", "output_multiplier_scale")
 

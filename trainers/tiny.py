@@ -26,6 +26,29 @@ CHAT_TEMPLATE = (
 )
 
 
+def _special_tokens(chat_template: bool) -> list[str]:
+    """``<pad>``, ``<s>``, ``</s>``, ``<unk>`` (ids 0-3), then the chat role markers when ``chat_template``."""
+    return list(SPECIAL_TOKENS.values()) + (["<system>", "<user>", "<assistant>"] if chat_template else [])
+
+
+def _fast_tokenizer(core: Any, specials: list[str], chat_template: bool) -> Any:
+    """``core`` (a ``tokenizers.Tokenizer``) as a left-padding ``PreTrainedTokenizerFast`` with ``specials``."""
+    from transformers import PreTrainedTokenizerFast
+
+    tokenizer = PreTrainedTokenizerFast(
+        tokenizer_object=core,
+        pad_token=SPECIAL_TOKENS["pad"],
+        bos_token=SPECIAL_TOKENS["bos"],
+        eos_token=SPECIAL_TOKENS["eos"],
+        unk_token=SPECIAL_TOKENS["unk"],
+        additional_special_tokens=specials[len(SPECIAL_TOKENS):],
+        padding_side="left",
+    )
+    if chat_template:
+        tokenizer.chat_template = CHAT_TEMPLATE
+    return tokenizer
+
+
 def tiny_tokenizer(alphabet: str = DEFAULT_ALPHABET, chat_template: bool = False) -> Any:
     """A character-level ``PreTrainedTokenizerFast``: one token per character of ``alphabet``.
 
@@ -33,26 +56,14 @@ def tiny_tokenizer(alphabet: str = DEFAULT_ALPHABET, chat_template: bool = False
     ``<system>``, ``<user>``, ``<assistant>`` are added when ``chat_template`` is True.
     """
     from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers
-    from transformers import PreTrainedTokenizerFast
 
-    specials = list(SPECIAL_TOKENS.values()) + (["<system>", "<user>", "<assistant>"] if chat_template else [])
+    specials = _special_tokens(chat_template)
     chars = list(dict.fromkeys(alphabet))
     vocab = {tok: i for i, tok in enumerate(specials + chars)}
     core = Tokenizer(models.WordLevel(vocab=vocab, unk_token=SPECIAL_TOKENS["unk"]))
     core.pre_tokenizer = pre_tokenizers.Split(Regex(r"[\s\S]"), behavior="isolated")
     core.decoder = decoders.Fuse()
-    tokenizer = PreTrainedTokenizerFast(
-        tokenizer_object=core,
-        pad_token=SPECIAL_TOKENS["pad"],
-        bos_token=SPECIAL_TOKENS["bos"],
-        eos_token=SPECIAL_TOKENS["eos"],
-        unk_token=SPECIAL_TOKENS["unk"],
-        additional_special_tokens=specials[4:],
-        padding_side="left",
-    )
-    if chat_template:
-        tokenizer.chat_template = CHAT_TEMPLATE
-    return tokenizer
+    return _fast_tokenizer(core, specials, chat_template)
 
 
 def tiny_word_tokenizer(corpus: Iterable[str], chat_template: bool = False) -> Any:
@@ -63,26 +74,14 @@ def tiny_word_tokenizer(corpus: Iterable[str], chat_template: bool = False) -> A
     tasks (e.g. safety preferences) in seconds. Special and chat tokens as in :func:`tiny_tokenizer`.
     """
     from tokenizers import Tokenizer, models, pre_tokenizers
-    from transformers import PreTrainedTokenizerFast
 
-    specials = list(SPECIAL_TOKENS.values()) + (["<system>", "<user>", "<assistant>"] if chat_template else [])
+    specials = _special_tokens(chat_template)
     splitter = pre_tokenizers.Whitespace()
     words = sorted({w for text in corpus for w, _ in splitter.pre_tokenize_str(text)} - set(specials))
     core = Tokenizer(models.WordLevel(vocab={tok: i for i, tok in enumerate(specials + words)},
                                       unk_token=SPECIAL_TOKENS["unk"]))
     core.pre_tokenizer = splitter
-    tokenizer = PreTrainedTokenizerFast(
-        tokenizer_object=core,
-        pad_token=SPECIAL_TOKENS["pad"],
-        bos_token=SPECIAL_TOKENS["bos"],
-        eos_token=SPECIAL_TOKENS["eos"],
-        unk_token=SPECIAL_TOKENS["unk"],
-        additional_special_tokens=specials[4:],
-        padding_side="left",
-    )
-    if chat_template:
-        tokenizer.chat_template = CHAT_TEMPLATE
-    return tokenizer
+    return _fast_tokenizer(core, specials, chat_template)
 
 
 def _config_kwargs(tokenizer: Any, hidden_size: int, num_layers: int, num_heads: int, max_positions: int) -> dict:

@@ -104,7 +104,7 @@ class TrainerConfig:
     lr_schedule: str = "constant"
     warmup_steps: int = 0
     max_grad_norm: float | None = 1.0
-    logprob_chunk_size: int = 1024
+    logprob_chunk_size: int = 256
     gradient_checkpointing: bool = False
     critic_backbone: str = "separate"
     disable_dropout: bool = True

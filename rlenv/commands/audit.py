@@ -14,7 +14,8 @@ import logging
 import sys
 from pathlib import Path
 
-from rlenv.commands.score import make_env_from_args, read_jsonl
+from rlenv.commands.env_args import SAMPLES_HELP, add_env_arguments, add_scoring_arguments, make_env_from_args
+from rlenv.jsonl import read_jsonl
 
 NAME = "audit"
 HELP = "flag reward hacks (hedging, echo, format gaming, repetition, code tampering) in completions"
@@ -24,19 +25,12 @@ logger = logging.getLogger(__name__)
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     from rlenv.wrappers.audit import FAMILY_DETECTORS
 
-    parser.add_argument("id", help="environment id")
-    parser.add_argument("--samples", required=True, type=Path,
-                        help='JSONL rows {"task_id": ..., "completion": ...} or {"index": ..., "completion": ...}')
-    parser.add_argument("--data", type=Path, help="task file (JSONL/JSON/parquet) replacing the env's default data")
-    parser.add_argument("--field", action="append", default=[], metavar="NAME=COLUMN",
-                        help="map a task field to a data column, e.g. --field prompt=question (repeatable)")
-    parser.add_argument("--env-arg", action="append", default=[], metavar="KEY=VALUE",
-                        help="environment constructor override, e.g. --env-arg format=think_answer_lenient (repeatable)")
+    add_env_arguments(parser)
+    parser.add_argument("--samples", required=True, type=Path, help=SAMPLES_HELP)
     parser.add_argument("--out", required=True, type=Path, help="where to write one audit row per sample")
     parser.add_argument("--family", choices=sorted(FAMILY_DETECTORS),
                         help="detector set to run (default: from the env's verifier package)")
-    parser.add_argument("--executor", default="thread", choices=["thread", "process", "serial"])
-    parser.add_argument("--workers", type=int, default=None, help="scoring pool size")
+    add_scoring_arguments(parser)
 
 
 def format_table(summary: dict) -> str:

@@ -16,6 +16,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from rlenv.commands.env_args import add_env_arguments, add_scoring_arguments, make_env_from_args
+
 NAME = "eval"
 HELP = "evaluate a model or a samples file: pass@k/pass^k/maj@k with bootstrap confidence intervals"
 
@@ -32,7 +34,7 @@ def parse_ks(text: str) -> list[int]:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("id", help="environment id, e.g. rlenv/GSM8K-v0")
+    add_env_arguments(parser)
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--samples", type=Path, help="JSONL of completions to score")
     source.add_argument("--model", help="local transformers checkpoint directory to sample from")
@@ -51,11 +53,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--confidence", type=float, default=0.95, help="confidence level of the intervals")
     parser.add_argument("--bootstrap", type=int, default=2000, help="bootstrap resamples")
     parser.add_argument("--seed", type=int, default=0, help="seed of sampling and of the bootstrap")
-    parser.add_argument("--data", type=Path, help="task file (JSONL/JSON/parquet) replacing the env's default data")
-    parser.add_argument("--field", action="append", default=[], metavar="NAME=COLUMN",
-                        help="map a task field to a data column, e.g. --field prompt=question (repeatable)")
-    parser.add_argument("--env-arg", action="append", default=[], metavar="KEY=VALUE",
-                        help="environment constructor override, e.g. --env-arg level=2 (repeatable)")
     parser.add_argument("--batch-size", type=int, default=64, help="samples generated/scored per batch")
     parser.add_argument("--max-new-tokens", type=int, default=256, help="generation length limit in tokens (--model)")
     parser.add_argument("--temperature", type=float, default=1.0, help="sampling temperature, 0 = greedy (--model)")
@@ -64,8 +61,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="wrap text prompts as a user message through the tokenizer's chat template: "
                              "'auto' does so when the tokenizer has one (--model)")
     parser.add_argument("--device", default="cpu", help="torch device for --model, e.g. cuda")
-    parser.add_argument("--executor", default="thread", choices=["thread", "process", "serial"])
-    parser.add_argument("--workers", type=int, default=None, help="scoring pool size")
+    add_scoring_arguments(parser)
     parser.add_argument("--no-plot", action="store_true", help="do not write pass_at_k.png")
 
 
@@ -151,9 +147,9 @@ def _model_generate(args: argparse.Namespace) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rlenv.commands.score import make_env_from_args, read_jsonl
     from rlenv.evaluation import evaluate_policy, evaluate_samples
     from rlenv.evaluation.report import markdown_summary
+    from rlenv.jsonl import read_jsonl
 
     env = make_env_from_args(args)
     options = _options(args)

@@ -10,67 +10,18 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from rlenv.commands.env_args import SAMPLES_HELP, add_env_arguments, add_scoring_arguments, make_env_from_args
+
 NAME = "score"
 HELP = "score existing completions from a JSONL file"
 logger = logging.getLogger(__name__)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("id", help="environment id")
-    parser.add_argument("--samples", required=True, type=Path,
-                        help='JSONL rows {"task_id": ..., "completion": ...} or {"index": ..., "completion": ...}')
-    parser.add_argument("--data", type=Path, help="task file (JSONL/JSON/parquet) replacing the env's default data")
-    parser.add_argument("--field", action="append", default=[], metavar="NAME=COLUMN",
-                        help="map a task field to a data column, e.g. --field prompt=question (repeatable)")
+    add_env_arguments(parser)
+    parser.add_argument("--samples", required=True, type=Path, help=SAMPLES_HELP)
     parser.add_argument("--out", required=True, type=Path, help="where to write one result row per sample")
-    parser.add_argument("--executor", default="thread", choices=["thread", "process", "serial"])
-    parser.add_argument("--workers", type=int, default=None, help="scoring pool size")
-
-
-def read_jsonl(path: Path) -> list[dict[str, Any]]:
-    """Rows of a JSONL file; a malformed line is an error naming its line number."""
-    if not path.exists():
-        raise FileNotFoundError(f"file not found: {path}")
-    rows = []
-    with path.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from None
-            if not isinstance(row, dict):
-                raise ValueError(f"{path}:{lineno}: expected a JSON object, got {type(row).__name__}")
-            rows.append(row)
-    return rows
-
-
-def parse_env_args(pairs: list[str]) -> dict[str, Any]:
-    """``["level=3", "seed=1"]`` -> ``{"level": 3, "seed": 1}``; values are JSON when they parse, else strings."""
-    overrides: dict[str, Any] = {}
-    for pair in pairs:
-        if "=" not in pair:
-            raise ValueError(f"--env-arg {pair!r} must look like KEY=VALUE, e.g. level=3")
-        key, text = (part.strip() for part in pair.split("=", 1))
-        try:
-            overrides[key] = json.loads(text)
-        except json.JSONDecodeError:
-            overrides[key] = text
-    return overrides
-
-
-def make_env_from_args(args: argparse.Namespace):
-    """The env named by ``args.id``, on ``--data``/``--field`` and ``--env-arg`` overrides when given."""
-    import rlenv
-    from rlenv.sources import parse_field_mapping
-
-    overrides: dict[str, Any] = parse_env_args(getattr(args, "env_arg", None) or [])
-    if args.data is not None:
-        overrides["data_files"] = str(args.data)
-    if args.field:
-        overrides["fields"] = parse_field_mapping(args.field)
-    return rlenv.make(args.id, **overrides)
+    add_scoring_arguments(parser)
 
 
 def summarize(task_ids: list[str], results: list[Any]) -> dict[str, Any]:
@@ -96,6 +47,7 @@ def summarize(task_ids: list[str], results: list[Any]) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> int:
     import rlenv
+    from rlenv.jsonl import read_jsonl
 
     samples = read_jsonl(args.samples)
     env = make_env_from_args(args)

@@ -16,13 +16,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from rlenv.commands.env_args import add_env_arguments, make_env_from_args
+
 NAME = "train"
 HELP = "train a policy on an environment (REINFORCE++, RLOO, GRPO, PPO, ...)"
 logger = logging.getLogger(__name__)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("id", help="environment id, e.g. rlenv/ExactMatch-v0")
+    add_env_arguments(parser)
     parser.add_argument("--model", required=True, help="a transformers causal LM directory (from_pretrained)")
     parser.add_argument("--algorithm", default="grpo",
                         help="preset: reinforce_pp, reinforce_pp_baseline, rloo, grpo, dr_grpo, dapo, gspo, cispo, "
@@ -46,15 +48,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="any TrainerConfig field (JSON value), repeatable")
     parser.add_argument("--algo-set", action="append", default=[], metavar="FIELD=VALUE",
                         help="override a field of the algorithm preset (JSON value), repeatable")
-    parser.add_argument("--env-arg", action="append", default=[], metavar="NAME=VALUE",
-                        help="keyword argument of the env factory (JSON value, else a string), repeatable")
-    parser.add_argument("--data", type=Path, help="task file replacing the env's default data")
-    parser.add_argument("--field", action="append", default=[], metavar="NAME=COLUMN",
-                        help="map a task field to a data column, e.g. --field prompt=question (repeatable)")
 
 
-def parse_assignments(pairs: list[str], what: str, strict_json: bool = True) -> dict[str, Any]:
-    """``["a=1", "b=\\"x\\""]`` -> ``{"a": 1, "b": "x"}``; a non-JSON value is an error (or a string)."""
+def parse_assignments(pairs: list[str], what: str) -> dict[str, Any]:
+    """``["a=1", "b=\\"x\\""]`` -> ``{"a": 1, "b": "x"}``; a non-JSON value is an error."""
     out: dict[str, Any] = {}
     for pair in pairs:
         if "=" not in pair:
@@ -63,24 +60,15 @@ def parse_assignments(pairs: list[str], what: str, strict_json: bool = True) -> 
         try:
             out[key.strip()] = json.loads(text)
         except json.JSONDecodeError:
-            if strict_json:
-                raise ValueError(f"{what} {key}={text!r}: the value must be JSON (quote strings: '\"text\"')") from None
-            out[key.strip()] = text
+            raise ValueError(f"{what} {key}={text!r}: the value must be JSON (quote strings: '\"text\"')") from None
     return out
 
 
 def run(args: argparse.Namespace) -> int:
-    import rlenv
-    from rlenv.sources import parse_field_mapping
     from trainers import Trainer, TrainerConfig, gold_examples, sft
     from trainers.algorithms import resolve
 
-    env_kwargs = parse_assignments(args.env_arg, "--env-arg", strict_json=False)
-    if args.data is not None:
-        env_kwargs["data_files"] = str(args.data)
-    if args.field:
-        env_kwargs["fields"] = parse_field_mapping(args.field)
-    env = rlenv.make(args.id, **env_kwargs)
+    env = make_env_from_args(args)
     algorithm = resolve(args.algorithm)
     overrides = parse_assignments(args.algo_set, "--algo-set")
     if overrides:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import collections
 import dataclasses
-import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -25,6 +24,7 @@ import numpy as np
 
 from rlenv.evaluation.confidence import bootstrap_ci, paired_comparison
 from rlenv.evaluation.estimators import maj_at_k, mean_at_k, pass_at_k, pass_pow_k
+from rlenv.jsonl import read_jsonl
 
 #: Keys every result row must have.
 REQUIRED_KEYS = ("task_id", "sample", "reward", "status")
@@ -55,24 +55,8 @@ class TaskSamples:
 
 
 def read_results(path: str | Path) -> list[dict[str, Any]]:
-    """Rows of a result file; a malformed line is an error naming its line number."""
-    path = Path(path)
-    if not path.exists():
-        raise FileNotFoundError(f"result file not found: {path}")
-    rows = []
-    with path.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from None
-            missing = [key for key in REQUIRED_KEYS if not isinstance(row, dict) or key not in row]
-            if missing:
-                raise ValueError(f"{path}:{lineno}: result row lacks {missing} (needs {list(REQUIRED_KEYS)})")
-            rows.append(row)
-    return rows
+    """Rows of a result file; a malformed line or a row lacking a required key is an error naming its line."""
+    return read_jsonl(path, what="result file", required_keys=REQUIRED_KEYS)
 
 
 def group_by_task(rows: Iterable[Mapping[str, Any]]) -> list[TaskSamples]:

@@ -27,6 +27,7 @@ from tqdm.auto import tqdm
 from rlenv.evaluation.clustering import answer_equivalence, cluster_answers
 from rlenv.evaluation.report import markdown_summary, plot_pass_at_k
 from rlenv.evaluation.results import METRIC_FAMILIES, summarize
+from rlenv.jsonl import read_jsonl
 from rlenv.scoring import resolve_samples as resolve_samples_to_tasks
 from rlenv.scoring import score_tasks
 from rlenv.types import Completion, Task
@@ -69,18 +70,8 @@ class ResultStore:
             self._load()
 
     def _load(self) -> None:
-        lines = self.path.read_text(encoding="utf-8").splitlines()
-        for lineno, line in enumerate(lines, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                if lineno == len(lines):
-                    logger.warning("%s: dropping the incomplete last line (an interrupted run); it is rescored",
-                                   self.path)
-                    continue
-                raise ValueError(f"{self.path}:{lineno}: not valid JSON ({exc.msg})") from None
+        for row in read_jsonl(self.path, what="result file", required_keys=("task_id", "sample"),
+                              drop_truncated_tail=True):
             self.rows[(str(row["task_id"]), int(row["sample"]))] = row
         self.rewrite()
 
@@ -241,29 +232,6 @@ def assign_clusters(env: Any, store: ResultStore, fallback: str | None = None, p
     return True
 
 
-def write_reports(
-    store: ResultStore,
-    ks: Sequence[int] | None = None,
-    by: Sequence[str] = (),
-    families: Sequence[str] = METRIC_FAMILIES,
-    confidence: float = 0.95,
-    n_resamples: int = 2000,
-    seed: int = 0,
-    title: str = "Evaluation",
-    plot: bool = True,
-) -> dict[str, Any]:
-    """Summarize the store and write ``summary.json``, ``summary.md`` and (``plot``) ``pass_at_k.png``."""
-    summary = summarize(store.rows.values(), ks=ks, by=by, families=families, confidence=confidence,
-                        n_resamples=n_resamples, seed=seed)
-    summary = {"title": title, **summary}
-    out = store.out_dir
-    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
-    (out / "summary.md").write_text(markdown_summary(summary, title), encoding="utf-8")
-    if plot and any(name.startswith("pass@") for name in summary["metrics"]):
-        plot_pass_at_k(summary, out / "pass_at_k.png", title=title)
-    return summary
-
-
 @dataclasses.dataclass
 class EvalOptions:
     """Settings shared by :func:`evaluate_samples` and :func:`evaluate_policy`.
@@ -288,10 +256,22 @@ class EvalOptions:
     progress: bool = True
 
 
+def write_reports(store: ResultStore, options: EvalOptions) -> dict[str, Any]:
+    """Summarize the store and write ``summary.json``, ``summary.md`` and (``options.plot``) ``pass_at_k.png``."""
+    summary = summarize(store.rows.values(), ks=options.ks, by=options.by, families=options.families,
+                        confidence=options.confidence, n_resamples=options.n_resamples, seed=options.seed)
+    summary = {"title": options.title, **summary}
+    out = store.out_dir
+    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    (out / "summary.md").write_text(markdown_summary(summary, options.title), encoding="utf-8")
+    if options.plot and any(name.startswith("pass@") for name in summary["metrics"]):
+        plot_pass_at_k(summary, out / "pass_at_k.png", title=options.title)
+    return summary
+
+
 def _finish(env: Any, store: ResultStore, options: EvalOptions) -> dict[str, Any]:
     assign_clusters(env, store, options.equivalence_fallback, options.progress)
-    return write_reports(store, options.ks, options.by, options.families, options.confidence,
-                         options.n_resamples, options.seed, options.title, options.plot)
+    return write_reports(store, options)
 
 
 def evaluate_samples(

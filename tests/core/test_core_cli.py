@@ -66,3 +66,12 @@ def test_import_rlenv_does_not_import_torch():
     code = "import rlenv, sys; rlenv.make('rlenv/ExactMatch-v0'); assert 'torch' not in sys.modules, 'torch imported'"
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_env_args_are_json_else_verbatim_strings():
+    from rlenv.commands.env_args import parse_env_args
+
+    assert parse_env_args(["level=3", " seed = 1", "prompt_template=Q: {prompt}\nA: "]) == {
+        "level": 3, "seed": 1, "prompt_template": "Q: {prompt}\nA: "}
+    with pytest.raises(ValueError, match="--env-arg 'level' must look like KEY=VALUE"):
+        parse_env_args(["level"])

@@ -28,18 +28,6 @@ EXAMPLE_COMPLETIONS = ["    import subprocess\n    subprocess.check_output('rm -
                        "    return 1", "  return 1", "\treturn 1"]
 
 
-@pytest.fixture(scope="module")
-def docker_ready():
-    from sandbox.doctor import problems
-
-    found = problems()
-    if found:
-        message = "the Docker sandbox is not ready: " + "; ".join(found)
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(f"{message} (CI=true: Docker tests must run, not skip)", pytrace=False)
-        pytest.skip(message)
-
-
 def write_jsonl(path, rows):
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     return path

@@ -1,25 +1,8 @@
-"""Docker fixtures for the sandbox tests.
-
-The sandbox is real (engine + image, see ``rlenv sandbox doctor``). Without it these tests skip
-locally, but with ``CI=true`` they fail loudly: in CI a missing engine is an error, not a skip.
-"""
-
-import os
+"""Sandbox pools for the sandbox tests, on the real Docker sandbox (``docker_ready`` in tests/conftest.py)."""
 
 import pytest
 
 from sandbox import SandboxPool
-from sandbox.doctor import problems
-
-
-@pytest.fixture(scope="session")
-def docker_ready() -> None:
-    found = problems()
-    if found:
-        message = "the Docker sandbox is not ready: " + "; ".join(found)
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(f"{message} (CI=true: Docker tests must run, not skip)", pytrace=False)
-        pytest.skip(message)
 
 
 @pytest.fixture(scope="session")

@@ -91,13 +91,14 @@ def test_build_without_an_engine_fails_clearly():
 
 def test_with_ci_true_docker_tests_fail_instead_of_skipping(tmp_path):
     # A Docker test run where the engine is unreachable: it must error with CI=true, skip without.
-    probe = tmp_path / "test_sandbox_probe_needs_docker.py"
+    (tmp_path / "sandbox").mkdir()
+    probe = tmp_path / "sandbox" / "test_sandbox_probe_needs_docker.py"
     probe.write_text(textwrap.dedent("""
         def test_needs_docker(pool):
             assert pool.run is not None
     """))
-    conftest = os.path.join(REPO, "tests", "sandbox", "conftest.py")
-    (tmp_path / "conftest.py").write_text(open(conftest).read())
+    for conftest in ("conftest.py", os.path.join("sandbox", "conftest.py")):  # the repo's tests/ layout
+        (tmp_path / conftest).write_text(open(os.path.join(REPO, "tests", conftest)).read())
     env = {**os.environ, "DOCKER_HOST": "unix:///nonexistent/docker.sock", "PYTHONPATH": REPO}
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir", str(tmp_path), str(probe)]
     in_ci = subprocess.run(command, capture_output=True, text=True, env={**env, "CI": "true"}, timeout=120)

@@ -19,12 +19,7 @@ TRAIN, TEST = arithmetic_stepwise_rows(400, seed=0), arithmetic_stepwise_rows(20
 CONFIG = PRMConfig(learning_rate=3e-3, num_epochs=12, batch_size=16, seed=0, progress=False)
 
 
-@pytest.fixture(scope="module", autouse=True)
-def one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def word_tokenizer():

@@ -20,12 +20,7 @@ TRAIN, TEST = safety_preference_pairs("train"), safety_preference_pairs("test")
 CONFIG = RewardModelConfig(learning_rate=3e-3, num_epochs=6, batch_size=16, seed=0, progress=False)
 
 
-@pytest.fixture(scope="module", autouse=True)
-def one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def word_tokenizer():

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
 from envs.safety import GuardClassifierVerifier, SafetyRMEnv
@@ -11,13 +10,7 @@ from envs.safety.synthetic import safety_prompts
 from rlenv import Status, Task
 from trainers.tiny import save_tiny, tiny_causal_lm, tiny_tokenizer
 
-
-@pytest.fixture(scope="module", autouse=True)
-def one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 @pytest.fixture(scope="module")

@@ -17,13 +17,7 @@ from rlenv import Status, Task
 from rlenv.rm_inputs import pair_ids
 from trainers.tiny import save_tiny, tiny_sequence_classifier, tiny_tokenizer
 
-
-@pytest.fixture(scope="module", autouse=True)
-def one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 @pytest.fixture(scope="module")
