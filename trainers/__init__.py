@@ -7,7 +7,8 @@ Shared core, stable for other modules and users:
   ``sequence_logprobs``, ``batch_logprobs``);
 * :mod:`trainers.rollout` - generation (``HFGenerator`` or any generate function) and scoring
   (``collect``, ``run_episodes``, ``ScoreFnEnv``);
-* :mod:`trainers.sft` - supervised warm-up on gold completions (``sft``, ``gold_examples``).
+* :mod:`trainers.sft` - supervised warm-up on gold completions (``sft``, ``gold_examples``);
+* :mod:`trainers.evaluate` - held-out pass@k of a policy on an environment's tasks.
 
 Algorithms: :data:`ALGORITHMS` (presets ``reinforce_pp``, ``reinforce_pp_baseline``, ``rloo``,
 ``grpo``, ``dr_grpo``, ``dapo``, ``gspo``, ``cispo``, ``ppo``) built from
@@ -22,6 +23,7 @@ from trainers.sft import gold_examples, sft
 from trainers.trainer import Trainer, TrainerConfig
 
 __all__ = [
-    "ALGORITHMS", "Algorithm", "EpisodeBatch", "Trainer", "TrainerConfig", "Generation", "HFGenerator", "SamplingConfig", "ScoreFnEnv", "batch_logprobs", "collect",
-    "completion_logprobs", "gold_examples", "run_episodes", "sequence_logprobs", "sft",
+    "ALGORITHMS", "Algorithm", "EpisodeBatch", "Generation", "HFGenerator", "SamplingConfig", "ScoreFnEnv", "Trainer",
+    "TrainerConfig", "batch_logprobs", "collect", "completion_logprobs", "gold_examples", "run_episodes",
+    "sequence_logprobs", "sft",
 ]

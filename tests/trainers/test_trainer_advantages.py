@@ -20,7 +20,7 @@ def per_seq(adv):
 
 
 def test_registry_lists_every_estimator_and_names_unknown_ones():
-    assert advantages.names() == ["gae", "grpo", "reinforce", "reinforce_pp", "reinforce_pp_baseline", "rloo"]
+    assert {"gae", "grpo", "reinforce", "reinforce_pp", "reinforce_pp_baseline", "rloo"} <= set(advantages.names())
     with pytest.raises(KeyError, match="registered"):
         advantages.get("nope")
     with pytest.raises(ValueError, match="already registered"):

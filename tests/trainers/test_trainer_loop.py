@@ -151,3 +151,29 @@ def test_config_validation_names_the_bad_value():
         ALGORITHMS["grpo"].replace(advantage="gae")
     with pytest.raises(KeyError, match="presets"):
         Trainer(None, None, "trpo")
+
+
+def test_entropy_bonus_enters_the_total_loss(warm, episodes):
+    plain, plain_metrics, _ = sgd_update(warm, "grpo", episodes)
+    bonus_alg = ALGORITHMS["grpo"].replace(entropy_coef=0.5)
+    bonus, metrics, _ = sgd_update(warm, bonus_alg, episodes)
+    assert metrics["loss/total"] == pytest.approx(metrics["loss/policy"] - 0.5 * metrics["entropy"], rel=1e-5)
+    assert plain_metrics["loss/total"] == pytest.approx(plain_metrics["loss/policy"], rel=1e-6)
+    assert any(not torch.allclose(plain[k], bonus[k]) for k in plain)
+
+
+def test_critic_values_are_read_before_each_token(warm):
+    """V(s_t) must not see token t (verl #1758): changing token 2 changes values from position 3 on."""
+    from trainers.critic import ValueModel
+
+    model, tok = fresh(warm)
+    critic = ValueModel.from_policy(model)
+    torch.nn.init.normal_(critic.head.linear.weight)
+    eos = tok.eos_token_id
+    batch = EpisodeBatch.from_token_lists([tok.encode("Compute: 1+2")] * 2,
+                                          [tok.encode("#### 3") + [eos], tok.encode("##x# 3") + [eos]], [1.0, 0.0],
+                                          pad_token_id=tok.pad_token_id, eos_token_id=eos)
+    with torch.no_grad():
+        values = critic(batch.prompt_ids, batch.prompt_mask, batch.completion_ids, batch.completion_mask)
+    assert torch.equal(values[0, :3], values[1, :3])
+    assert not torch.allclose(values[0, 3:], values[1, 3:])

@@ -22,7 +22,7 @@ def surrogate(name, ratio, adv, mask=None, **kw):
 
 
 def test_registry_and_errors():
-    assert losses.names() == ["cispo", "gspo", "pg", "ppo"]
+    assert {"cispo", "gspo", "pg", "ppo"} <= set(losses.names())
     with pytest.raises(KeyError, match="registered"):
         losses.get("grpo_loss")
     with pytest.raises(ValueError, match="dual_clip"):

@@ -20,7 +20,7 @@ HELD_OUT_START = 100_000
 HELD_OUT_SIZE = 200
 #: Generation limit for the learning task (``#### 17`` and EOS).
 MAX_NEW_TOKENS = 8
-#: Tasks of :func:`addition_env` (task ``i`` is ``divmod(i, 10)``).
+#: Distinct problems of :func:`addition_env` (task ``i`` is ``divmod(i % NUM_TASKS, 10)``).
 NUM_TASKS = 100
 
 
@@ -45,8 +45,8 @@ class ExactAnswer:
 
 
 def addition_env() -> TextEnv:
-    """Single-digit addition ``a+b=`` -> ``a+b`` with an exact-match verifier; 100 tasks."""
-    return TextEnv(ProceduralSource(_addition, seed=0, size=NUM_TASKS, prefix="add"), ExactAnswer())
+    """Single-digit addition ``a+b=`` -> ``a+b``, exact match; endless, task ``i`` repeats task ``i % 100``."""
+    return TextEnv(ProceduralSource(_addition, seed=0, prefix="add"), ExactAnswer())
 
 
 def make_task_env() -> TextEnv:
