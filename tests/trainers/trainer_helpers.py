@@ -13,11 +13,12 @@ import rlenv
 from rlenv import ProceduralSource, RewardResult, Status, Task, TextEnv
 from trainers.tiny import tiny_causal_lm, tiny_tokenizer
 
-#: Learning task: training uses task indices [0, TRAIN_SIZE); held-out evaluation uses
-#: [HELD_OUT_START, HELD_OUT_START + HELD_OUT_SIZE), fresh draws of the same generator.
+#: Learning task: held-out evaluation uses the first HELD_OUT_PROBLEMS distinct problems drawn from index
+#: HELD_OUT_START on; training (SFT and RL) uses TRAIN_SIZE tasks whose prompts are none of those problems.
+#: (Level 1 has only 100 distinct problems, so fresh indices alone would repeat training problems.)
 TRAIN_SIZE = 5000
 HELD_OUT_START = 100_000
-HELD_OUT_SIZE = 200
+HELD_OUT_PROBLEMS = 30
 #: Generation limit for the learning task (``#### 17`` and EOS).
 MAX_NEW_TOKENS = 8
 #: Distinct problems of :func:`addition_env` (task ``i`` is ``divmod(i % NUM_TASKS, 10)``).
@@ -54,11 +55,17 @@ def make_task_env() -> TextEnv:
     return rlenv.make("rlenv/Arithmetic-v0", level=1)
 
 
-class FirstTasks:
-    """The first ``size`` tasks of another source (the training split of an infinite generator)."""
+class TrainingTasks:
+    """The first ``size`` tasks of another source whose prompts are not held out (the training split)."""
 
-    def __init__(self, source, size: int):
+    def __init__(self, source, size: int, held_out_prompts: frozenset[str]):
         self.inner, self._size = source, size
+        self._indices: list[int] = []
+        index = 0
+        while len(self._indices) < size:
+            if source[index].prompt not in held_out_prompts:
+                self._indices.append(index)
+            index += 1
 
     @property
     def size(self) -> int:
@@ -67,16 +74,30 @@ class FirstTasks:
     def __getitem__(self, index: int) -> Task:
         if not 0 <= index < self._size:
             raise IndexError(f"task index {index} outside the training split [0, {self._size})")
-        return self.inner[index]
+        return self.inner[self._indices[index]]
 
     def index_of(self, task_id: str) -> int:
-        return self.inner.index_of(task_id)
+        return self._indices.index(self.inner.index_of(task_id))
+
+
+def held_out_indices(env: TextEnv, count: int = HELD_OUT_PROBLEMS) -> list[int]:
+    """Indices (from ``HELD_OUT_START`` on) of the first ``count`` distinct problems: the held-out set."""
+    source, seen, indices = env.unwrapped.source, set(), []
+    index = HELD_OUT_START
+    while len(indices) < count:
+        prompt = source[index].prompt
+        if prompt not in seen:
+            seen.add(prompt)
+            indices.append(index)
+        index += 1
+    return indices
 
 
 def training_split(env: TextEnv, size: int = TRAIN_SIZE) -> TextEnv:
-    """A copy of ``env`` whose tasks are its first ``size`` tasks (held-out indices are never drawn)."""
+    """A copy of ``env`` whose tasks never share a prompt with the held-out problems."""
+    held_out = frozenset(env.unwrapped.source[i].prompt for i in held_out_indices(env))
     split = copy.copy(env.unwrapped)
-    split.source = FirstTasks(env.unwrapped.source, size)
+    split.source = TrainingTasks(env.unwrapped.source, size, held_out)
     return split
 
 
@@ -86,4 +107,4 @@ def tiny_policy(seed: int = 0, hidden_size: int = 64, num_layers: int = 2):
     return tiny_causal_lm(tok, hidden_size=hidden_size, num_layers=num_layers, seed=seed), tok
 
 
-__all__ = ["HELD_OUT_SIZE", "HELD_OUT_START", "MAX_NEW_TOKENS", "NUM_TASKS", "TRAIN_SIZE", "addition_env", "make_task_env", "rlenv", "tiny_policy", "training_split"]
+__all__ = ["HELD_OUT_PROBLEMS", "HELD_OUT_START", "MAX_NEW_TOKENS", "NUM_TASKS", "TRAIN_SIZE", "addition_env", "make_task_env", "rlenv", "tiny_policy", "training_split", "held_out_indices"]
