@@ -11,7 +11,6 @@ is set for every algorithm so that all four learn within the CI budget.
 """
 
 import pytest
-import torch
 from trainer_helpers import (
     HELD_OUT_SIZE,
     HELD_OUT_START,
@@ -37,12 +36,7 @@ def held_out_pass_at_1(model, tok, env):
     return evaluate(model, tok, env, HELD_OUT, samples=4, temperature=1.0, max_new_tokens=MAX_NEW_TOKENS)["pass@1"]
 
 
-@pytest.fixture(scope="module", autouse=True)
-def one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 @pytest.fixture(scope="module")
