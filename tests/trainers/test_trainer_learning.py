@@ -13,7 +13,6 @@ is set for every algorithm so that all four learn within the CI budget.
 import logging
 
 import pytest
-import torch
 from trainer_helpers import (
     MAX_NEW_TOKENS,
     held_out_indices,
@@ -39,12 +38,7 @@ def held_out_pass_at_1(model, tok, env):
     return evaluate(model, tok, env, held_out_indices(env), samples=16, temperature=1.0, max_new_tokens=MAX_NEW_TOKENS)["pass@1"]
 
 
-@pytest.fixture(scope="module", autouse=True)
-def one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 @pytest.fixture(scope="module")

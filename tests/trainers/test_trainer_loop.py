@@ -11,12 +11,7 @@ from trainers.rollout import zero_variance_groups
 BASE = dict(num_tasks=4, group_size=4, lr=1e-3, max_new_tokens=MAX_NEW_TOKENS, micro_batch_size=6, progress=False)
 
 
-@pytest.fixture(scope="module", autouse=True)
-def one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)  # tiny models: threads only add contention
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 @pytest.fixture(scope="module")
