@@ -58,6 +58,7 @@ def worker(rank, world_size, init_file, out_dir):
             params, metrics = run_update(algorithm, SHARDS[rank], micro_batch_size=2)
             if rank == 0:
                 torch.save({"params": params, "metrics": metrics}, os.path.join(out_dir, f"{algorithm}.pt"))
+        torch.distributed.barrier()  # both ranks leave together: gloo aborts a rank torn down while its peer works
     finally:
         torch.distributed.destroy_process_group()
 
