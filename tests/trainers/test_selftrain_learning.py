@@ -18,23 +18,20 @@ rounds it reached only 0.254).
 import logging
 
 import pytest
-import torch
 from trainer_helpers import (
     MAX_NEW_TOKENS,
-    held_out_indices,
+    held_out_pass_at_1,
     make_task_env,
     tiny_policy,
     training_split,
+    warm_start_state,
 )
 
 import rlenv
-from trainers import gold_examples, sft
-from trainers.evaluate import evaluate
 from trainers.preference import OnlineDPO, OnlineDPOConfig, PreferenceConfig
 from trainers.rollout import SamplingConfig
 from trainers.self_training import SelfTrainer, self_training_config
 
-SFT_STEPS, SFT_BATCH = 150, 16
 ROUNDS, NUM_TASKS, GROUP_SIZE = 40, 32, 4
 MIN_GAIN = 0.10
 #: Online DPO learns from one pair per group, so it gets twice RAFT's rounds (still within the RL test's budget).
@@ -42,27 +39,13 @@ DPO_ROUNDS = 2 * ROUNDS
 SAMPLING = SamplingConfig(max_new_tokens=MAX_NEW_TOKENS, temperature=1.0)
 
 
-def held_out_pass_at_1(model, tok, env):
-    return evaluate(model, tok, env, held_out_indices(env), samples=16, temperature=1.0, max_new_tokens=MAX_NEW_TOKENS)["pass@1"]
 
-
-@pytest.fixture(scope="module", autouse=True)
-def one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)  # tiny models: threads only add contention
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 @pytest.fixture(scope="module")
 def warm_start():
-    model, tok = tiny_policy()
-    env = make_task_env()
-    sft(model, tok, gold_examples(training_split(env), range(SFT_STEPS * SFT_BATCH)), steps=SFT_STEPS, batch_size=SFT_BATCH,
-        lr=3e-3, progress=False)
-    before = held_out_pass_at_1(model, tok, env)
-    assert 0.05 < before < 0.7, f"the warm-up should leave room to learn, got pass@1={before}"
-    return {k: v.clone() for k, v in model.state_dict().items()}, before
+    return warm_start_state()
 
 
 def warm_policy(warm_start):

@@ -17,16 +17,15 @@ import logging
 import pytest
 from trainer_helpers import (
     MAX_NEW_TOKENS,
-    held_out_indices,
+    held_out_pass_at_1,
     make_task_env,
     tiny_policy,
     training_split,
+    warm_start_state,
 )
 
-from trainers import ALGORITHMS, Trainer, gold_examples, sft
-from trainers.evaluate import evaluate
+from trainers import ALGORITHMS, Trainer
 
-SFT_STEPS, SFT_BATCH = 150, 16
 #: The same budget for every algorithm: 60 rollouts of 32 prompts x 4 samples, 4 passes over each.
 RL_CONFIG = dict(steps=60, num_tasks=32, group_size=4, lr=1e-3, max_new_tokens=MAX_NEW_TOKENS, micro_batch_size=64,
                  progress=False)
@@ -36,22 +35,13 @@ LEARNING_RATES = {"grpo": 5e-4}
 MIN_GAIN = 0.15
 
 
-def held_out_pass_at_1(model, tok, env):
-    return evaluate(model, tok, env, held_out_indices(env), samples=16, temperature=1.0, max_new_tokens=MAX_NEW_TOKENS)["pass@1"]
-
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 @pytest.fixture(scope="module")
 def warm_start():
-    model, tok = tiny_policy()
-    env = make_task_env()
-    sft(model, tok, gold_examples(training_split(env), range(SFT_STEPS * SFT_BATCH)), steps=SFT_STEPS, batch_size=SFT_BATCH,
-        lr=3e-3, progress=False)
-    before = held_out_pass_at_1(model, tok, env)
-    assert 0.05 < before < 0.7, f"the warm-up should leave room to learn, got pass@1={before}"
-    return {k: v.clone() for k, v in model.state_dict().items()}, before
+    return warm_start_state()
 
 
 @pytest.mark.parametrize("name", ["reinforce_pp", "rloo", "grpo", "ppo"])

@@ -19,12 +19,7 @@ from trainers.trust_region import klpen_token_loss
 BASE = dict(num_tasks=8, max_new_tokens=4, micro_batch_size=32, progress=False)
 
 
-@pytest.fixture(scope="module", autouse=True)
-def one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)  # tiny models: threads only add contention
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 @pytest.fixture(scope="module")

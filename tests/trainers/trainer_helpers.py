@@ -101,10 +101,35 @@ def training_split(env: TextEnv, size: int = TRAIN_SIZE) -> TextEnv:
     return split
 
 
+#: The SFT warm-up shared by the learning tests: steps x batch of gold completions from the training split.
+SFT_STEPS, SFT_BATCH, SFT_LR = 150, 16, 3e-3
+
+
+def held_out_pass_at_1(model, tok, env: TextEnv) -> float:
+    """Unbiased pass@1 from 16 samples at temperature 1 on each held-out problem."""
+    from trainers.evaluate import evaluate
+
+    return evaluate(model, tok, env, held_out_indices(env), samples=16, temperature=1.0,
+                    max_new_tokens=MAX_NEW_TOKENS)["pass@1"]
+
+
+def warm_start_state() -> tuple[dict, float]:
+    """``(state_dict, held-out pass@1)`` of a tiny policy after the SFT warm-up on the training split."""
+    from trainers import gold_examples, sft
+
+    model, tok = tiny_policy()
+    env = make_task_env()
+    sft(model, tok, gold_examples(training_split(env), range(SFT_STEPS * SFT_BATCH)), steps=SFT_STEPS,
+        batch_size=SFT_BATCH, lr=SFT_LR, progress=False)
+    before = held_out_pass_at_1(model, tok, env)
+    assert 0.05 < before < 0.7, f"the warm-up should leave room to learn, got pass@1={before}"
+    return {k: v.clone() for k, v in model.state_dict().items()}, before
+
+
 def tiny_policy(seed: int = 0, hidden_size: int = 64, num_layers: int = 2):
     """``(model, tokenizer)``: a tiny Llama on a character tokenizer, built locally."""
     tok = tiny_tokenizer()
     return tiny_causal_lm(tok, hidden_size=hidden_size, num_layers=num_layers, seed=seed), tok
 
 
-__all__ = ["HELD_OUT_PROBLEMS", "HELD_OUT_START", "MAX_NEW_TOKENS", "NUM_TASKS", "TRAIN_SIZE", "addition_env", "make_task_env", "rlenv", "tiny_policy", "training_split", "held_out_indices"]
+__all__ = ["HELD_OUT_PROBLEMS", "HELD_OUT_START", "MAX_NEW_TOKENS", "NUM_TASKS", "TRAIN_SIZE", "addition_env", "make_task_env", "rlenv", "tiny_policy", "training_split", "held_out_indices", "held_out_pass_at_1", "warm_start_state"]
