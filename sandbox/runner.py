@@ -32,7 +32,6 @@ import builtins
 import ctypes
 import fcntl
 import gc
-import hmac
 import importlib
 import json
 import math
@@ -41,12 +40,14 @@ import resource
 import select
 import shutil
 import signal
+import _signal  # signal.signal's enum wrapping costs a forked job ~0.1 ms of copy-on-write faults
 import socket
 import struct
 import sys
 import time
 import traceback
 import types
+from _operator import _compare_digest  # hmac's own; importing hmac would load libcrypto into every fork
 
 RUNNER_VERSION = "2"
 #: Root of the per-job work directories (the container's tmpfs).
@@ -295,10 +296,10 @@ def _set_limit(kind: int, value: int) -> None:
 
 def child_setup(limits: dict, workdir: str, fds: dict) -> None:
     """Turn a freshly forked process into a candidate process: own session, exactly ``fds``,
-    default signals, the work directory, rlimits, first in line for the OOM killer."""
+    default signals, the work directory, rlimits."""
     os.setsid()
     _install_fds(fds)
-    signal.signal(signal.SIGINT, signal.default_int_handler)  # the runner ignores it; a program expects Python's
+    _signal.signal(signal.SIGINT, signal.default_int_handler)  # the runner ignores it; a program expects Python's
     os.chdir(workdir)
     os.umask(0o077)
     _set_limit(resource.RLIMIT_CORE, 0)
@@ -306,12 +307,6 @@ def child_setup(limits: dict, workdir: str, fds: dict) -> None:
     _set_limit(resource.RLIMIT_FSIZE, int(limits["max_file_bytes"]))
     _set_limit(resource.RLIMIT_CPU, int(math.ceil(limits["timeout_s"])) + 1)
     _set_limit(resource.RLIMIT_AS, int(limits["memory_mb"]) << 20)
-    try:
-        fd = os.open("/proc/self/oom_score_adj", os.O_WRONLY)
-        os.write(fd, b"1000")
-        os.close(fd)
-    except OSError:
-        pass
     sys.argv = ["solution.py"]
 
 
@@ -1323,7 +1318,7 @@ def _verdict(report_bytes: bytes, reason: str, exit_status: int | None, nonce: s
         report = json.loads(report_bytes)
     except ValueError:
         report = None
-    if type(report) is not dict or not hmac.compare_digest(str(report.get("nonce", "")), nonce):
+    if type(report) is not dict or not _compare_digest(str(report.get("nonce", "")), nonce):
         return {"status": "sandbox_error", "tests": [], "error": "the grader report failed the nonce check"}
     return report
 
@@ -1345,6 +1340,7 @@ def main() -> int:
         return 2
     for name in PRELOAD:
         importlib.import_module(name)
+    compile("", "<warm-up>", "exec")  # builds the AST types once here, not in every job (~0.8 ms each)
     gc.collect()
     gc.freeze()  # forked jobs then never traverse (and copy-on-write) the runner's objects
     grader = Grader()
