@@ -41,6 +41,17 @@ def runner_source() -> str:
     return (files("sandbox") / "runner.py").read_text()
 
 
+#: ``python3 -c`` program that compiles the runner source (its argument) and runs it. Passing the
+#: source itself to ``-c`` would keep its syntax tree (megabytes) alive for the runner's whole
+#: life, and every job's fork would copy it.
+RUNNER_BOOTSTRAP = "import sys; exec(compile(sys.argv.pop(1), 'sandbox/runner.py', 'exec'))"
+
+
+def runner_command() -> list[str]:
+    """The command of a sandbox container: the runner as PID 1."""
+    return ["python3", "-I", "-S", "-c", RUNNER_BOOTSTRAP, runner_source()]
+
+
 def owner_id(pid: int | None = None) -> str:
     """``host/pid`` of a process that owns containers."""
     return f"{socket.gethostname()}/{os.getpid() if pid is None else pid}"
@@ -143,7 +154,7 @@ class ContainerSession:
             with self.api_lock:
                 host_config = api.create_host_config(**self.spec.create_kwargs())
                 created = api.create_container(
-                    self.spec.image, ["python3", "-I", "-S", "-c", runner_source()], name=self.name,
+                    self.spec.image, runner_command(), name=self.name,
                     user=self.spec.user, environment=self.spec.environment, labels=labels, stdin_open=True,
                     detach=False, tty=False, network_disabled=True, working_dir="/tmp",  # detach=False: StdinOnce
                     host_config=host_config)
