@@ -52,8 +52,9 @@ def docker_run_trivial(spec: ContainerSpec, runs: int, concurrency: int) -> dict
         try:
             done = subprocess.run(["docker", "run", "--rm", "-i", "--name", name, *spec.cli_flags(), spec.image,
                                    "python3", "-I", "-S", "-c", TRIVIAL], capture_output=True, text=True, timeout=120)
-        finally:
+        except BaseException:
             subprocess.run(["docker", "rm", "-f", name], capture_output=True)  # the client exiting does not stop it
+            raise
         assert done.returncode == 0 and done.stdout.strip() == "1", done.stderr
         return time.perf_counter() - began
 

@@ -223,13 +223,24 @@ Job = ProgramJob | FunctionJob
 
 def encode_job(job: Job, job_id: str) -> bytes:
     """The bytes the runner reads for ``job``: header, candidate part and grader part frames."""
+    return encode_header(job, job_id) + encode_parts(job)
+
+
+def encode_parts(job: Job) -> bytes:
+    """The candidate part and grader part frames of ``job`` (the same for every send of it)."""
     if not isinstance(job, (ProgramJob, FunctionJob)):
         raise TypeError(f"expected a ProgramJob or FunctionJob, got {type(job).__name__}")
-    candidate, grader = job.parts()
-    header = {"id": job_id, "mode": job.mode, "limits": dataclasses.asdict(job.limits),
-              "keep_output_bytes": int(job.keep_output_bytes)}
-    return b"".join(encode_frame(json.dumps(part, ensure_ascii=True, allow_nan=False).encode())
-                    for part in (header, candidate, grader))
+    return b"".join(_frame(part) for part in job.parts())
+
+
+def encode_header(job: Job, job_id: str) -> bytes:
+    """The header frame of ``job`` sent as ``job_id``."""
+    return _frame({"id": job_id, "mode": job.mode, "limits": dataclasses.asdict(job.limits),
+                   "keep_output_bytes": int(job.keep_output_bytes)})
+
+
+def _frame(part: dict[str, Any]) -> bytes:
+    return encode_frame(json.dumps(part, ensure_ascii=True, allow_nan=False).encode())
 
 
 @dataclasses.dataclass(frozen=True)

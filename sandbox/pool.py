@@ -37,7 +37,7 @@ from sandbox.container import (
     leaked_containers,
     remove_containers,
 )
-from sandbox.jobs import Job, JobResult, encode_job
+from sandbox.jobs import Job, JobResult, encode_header, encode_parts
 
 logger = logging.getLogger(__name__)
 
@@ -188,7 +188,7 @@ class SandboxPool:
             except queue.Empty:
                 break
             if item is not _STOP:
-                _resolve(item[1], JobResult.sandbox_error("the sandbox pool was closed before the job ran"))
+                _resolve(item[2], JobResult.sandbox_error("the sandbox pool was closed before the job ran"))
         for session in list(self._sessions):
             if session is not None:
                 session.kill()
@@ -211,7 +211,7 @@ class SandboxPool:
         Blocks while the queue is full (up to ``timeout`` seconds, then raises
         :class:`SandboxBusy`). Starts the pool on first use.
         """
-        encode_job(job, "check")  # a malformed job raises here, in the caller
+        parts = encode_parts(job)  # a malformed job raises here, in the caller
         room = self.spec.memory_mb - self.spec.tmpfs_mb - RUNNER_RESERVE_MB
         if job.limits.memory_mb > room:
             raise ValueError(f"the job asks for {job.limits.memory_mb} MiB but this pool's containers leave {room} MiB "
@@ -224,7 +224,7 @@ class SandboxPool:
             raise RuntimeError("the sandbox pool is closed")
         future: cf.Future = cf.Future()
         try:
-            self._queue.put((job, future, time.monotonic()), timeout=timeout)
+            self._queue.put((job, parts, future, time.monotonic()), timeout=timeout)
         except queue.Full:
             raise SandboxBusy(f"no room in the sandbox queue ({self.queue_size} jobs) after {timeout} s") from None
         return future
@@ -300,9 +300,9 @@ class SandboxPool:
                 return None
             if raw is _STOP:
                 return _STOP
-            job, future, queued_at = raw
+            job, parts, future, queued_at = raw
             if future.set_running_or_notify_cancel():
-                return _Item(job, future, queued_at)
+                return _Item(job, parts, future, queued_at)
 
     def _session(self, slot: int) -> ContainerSession:
         session = self._sessions[slot]
@@ -339,7 +339,7 @@ class SandboxPool:
         """Send ``item`` (or resolve it when no container can take it); False when it must wait
         because it is too big to be sent while another job runs."""
         item.job_id = f"{self.pool_id[:8]}-{next(self._ids)}"
-        payload = encode_job(item.job, item.job_id)
+        payload = encode_header(item.job, item.job_id) + item.parts
         if inflight and len(payload) > PIPELINE_MAX_BYTES:
             return False  # it could fill the container's input while the container is busy
         if inflight:
@@ -400,6 +400,7 @@ class _Item:
     """A job taken from the queue by a worker."""
 
     job: Job
+    parts: bytes  #: its encoded candidate and grader parts
     future: cf.Future
     queued_at: float
     job_id: str = ""
