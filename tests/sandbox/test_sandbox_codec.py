@@ -1,8 +1,9 @@
 """The pieces of the runner and the job types that need no Docker: value codec, output
-comparison, wire framing, job validation."""
+comparison, wire framing, job validation, descriptor set-up of a forked job."""
 
 import json
 import math
+import os
 
 import pytest
 
@@ -10,6 +11,7 @@ from sandbox import FunctionJob, IOCase, JobResult, JobStatus, Limits, ProgramJo
 from sandbox.jobs import encode_job
 from sandbox.runner import (
     Unencodable,
+    _install_fds,
     compare_output,
     decode_value,
     encode_frame,
@@ -170,3 +172,43 @@ def test_job_result_from_report():
     assert result.to_dict()["tests"][1]["status"] == "failed"
     with pytest.raises(ValueError, match="malformed runner report"):
         JobResult.from_report({"status": "great"}, {}, None)
+
+
+def _in_child(body) -> int:
+    """Run ``body()`` in a forked child; its exit code."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            body()
+        finally:
+            os._exit(99)
+    return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+
+
+def _is_open(fd: int) -> bool:
+    try:
+        os.fstat(fd)
+    except OSError:
+        return False
+    return True
+
+
+def test_install_fds_swaps_colliding_descriptors_and_closes_the_rest():
+    first_r, first_w = os.pipe()
+    second_r, second_w = os.pipe()
+    extra = os.open(os.devnull, os.O_RDONLY)
+
+    def body():
+        os.dup2(first_w, 4)  # source of target 3 is fd 4, source of target 4 is fd 3: a swap
+        os.dup2(second_w, 3)
+        _install_fds({0: extra, 3: 4, 4: 3})
+        os.write(3, b"to first")
+        os.write(4, b"to second")
+        os._exit(0 if [fd for fd in range(256) if _is_open(fd)] == [0, 3, 4] else 3)
+
+    assert _in_child(body) == 0
+    for fd in (first_w, second_w, extra):
+        os.close(fd)
+    assert os.read(first_r, 100) == b"to first" and os.read(second_r, 100) == b"to second"
+    os.close(first_r)
+    os.close(second_r)
