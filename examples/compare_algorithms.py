@@ -16,8 +16,9 @@ prompts x ``--group-size`` sampled completions, scored by the environment.
 * ``online_dpo_pure``: the same without the NLL term, to show its failure mode;
 * optional ``trpo`` and ``ppo_klpen`` (:mod:`trainers.trust_region_trainer`).
 
-Held-out pass@1 (4 samples per task at temperature 1, ``--eval-tasks`` fresh tasks never used for
-training) is measured every ``--eval-every`` rounds. Prints a Markdown table, and saves it
+Held-out pass@1 (16 samples per problem at temperature 1 on ``--eval-problems`` distinct problems;
+:func:`rlenv.disjoint_split` keeps them out of the SFT and training tasks) is measured every
+``--eval-every`` rounds. Prints a Markdown table, and saves it
 (``table.md``), the curves (``compare_algorithms.png``: pass@1 per round) and ``metrics.json``
 under ``--out``.
 """
@@ -47,7 +48,7 @@ from trainers.tiny import tiny_causal_lm, tiny_tokenizer  # noqa: E402
 
 DEFAULT_ALGORITHMS = ("grpo", "rloo", "reinforce_pp", "ppo", "raft", "online_dpo", "online_dpo_pure")
 EXTRA_ALGORITHMS = ("trpo", "ppo_klpen")
-LEVEL, TRAIN_SIZE, HELD_OUT_START, MAX_NEW_TOKENS = 1, 5000, 100_000, 8
+LEVEL, TRAIN_SIZE, HELD_OUT_START, MAX_NEW_TOKENS, EVAL_SAMPLES = 1, 5000, 100_000, 8, 16
 
 Evaluate = Callable[[Any], float]
 
@@ -60,7 +61,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--num-tasks", type=int, default=32, help="training prompts per round")
     parser.add_argument("--group-size", type=int, default=4, help="sampled completions per prompt")
     parser.add_argument("--eval-every", type=int, default=5, help="rounds between held-out evaluations")
-    parser.add_argument("--eval-tasks", type=int, default=200, help="held-out tasks (4 samples each)")
+    parser.add_argument("--eval-problems", type=int, default=30,
+                        help=f"held-out problems ({EVAL_SAMPLES} samples each; level 1 has 100 in all)")
     parser.add_argument("--sft-steps", type=int, default=150, help="SFT warm-up steps (16 gold examples each)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--threads", type=int, default=1, help="torch CPU threads (tiny models: 1 is fastest)")
@@ -68,12 +70,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--quick", action="store_true", help="a few rounds on few tasks (smoke test)")
     args = parser.parse_args(argv)
     if args.quick:
-        args.rounds, args.num_tasks, args.eval_every, args.eval_tasks, args.sft_steps = 4, 8, 2, 40, 40
+        args.rounds, args.num_tasks, args.eval_every, args.eval_problems, args.sft_steps = 4, 8, 2, 10, 40
     return args
 
 
 def warm_start(args: argparse.Namespace, tokenizer: Any, env: Any) -> dict[str, torch.Tensor]:
-    """SFT on gold answers of the first training tasks; returns the weights."""
+    """SFT on gold answers of the first tasks of ``env`` (the training split); returns the weights."""
     model = tiny_causal_lm(tokenizer, seed=0)
     sft(model, tokenizer, gold_examples(env, range(args.sft_steps * 16)), steps=args.sft_steps, batch_size=16,
         lr=3e-3, progress=False)
@@ -161,15 +163,14 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     args.out.mkdir(parents=True, exist_ok=True)
     tokenizer = tiny_tokenizer()
     env = rlenv.make("rlenv/Arithmetic-v0", level=LEVEL)
-    train_env = rlenv.make("rlenv/Arithmetic-v0", level=LEVEL, size=TRAIN_SIZE)  # the first TRAIN_SIZE tasks
-    held_tasks = range(HELD_OUT_START, HELD_OUT_START + args.eval_tasks)
+    train_env, held_tasks = rlenv.disjoint_split(env, args.eval_problems, TRAIN_SIZE, HELD_OUT_START)
 
     def held_out(policy: Any) -> float:
-        return evaluate(policy, tokenizer, env, held_tasks, samples=4, temperature=1.0,
+        return evaluate(policy, tokenizer, env, held_tasks, samples=EVAL_SAMPLES, temperature=1.0,
                         max_new_tokens=MAX_NEW_TOKENS, seed=args.seed)["pass@1"]
 
     started = time.perf_counter()
-    state = warm_start(args, tokenizer, env)
+    state = warm_start(args, tokenizer, train_env)
     model = tiny_causal_lm(tokenizer, seed=0)
     model.load_state_dict(state)
     start = held_out(model)

@@ -22,6 +22,7 @@ from rlenv.registry import EnvSpec, list_envs, load_plugins, make, register, spe
 from rlenv.scoring import resolve_samples, score_tasks, verify_safely
 from rlenv.sources import DatasetSource, ProceduralSource, TaskSource
 from rlenv.spaces import ChatSpace, TextSpace
+from rlenv.splits import PromptFilteredSource, disjoint_split, distinct_prompt_indices
 from rlenv.types import Completion, RewardResult, Status, StepReward, Task, Verifier
 from rlenv.vector import TextVectorEnv
 
@@ -74,8 +75,8 @@ def score(
 
 
 __all__ = [
-    "ChatSpace", "Completion", "DatasetSource", "EnvCheckError", "EnvSpec", "ProceduralSource", "RewardResult",
-    "Status", "StepReward", "Task", "TaskSource", "TextEnv", "TextSpace", "TextVectorEnv", "Verifier",
-    "check_env", "list_envs", "load_plugins", "make", "make_vec", "register", "score", "score_tasks", "spec",
-    "verify_safely",
+    "ChatSpace", "Completion", "DatasetSource", "EnvCheckError", "EnvSpec", "ProceduralSource",
+    "PromptFilteredSource", "RewardResult", "Status", "StepReward", "Task", "TaskSource", "TextEnv", "TextSpace",
+    "TextVectorEnv", "Verifier", "check_env", "disjoint_split", "distinct_prompt_indices", "list_envs",
+    "load_plugins", "make", "make_vec", "register", "score", "score_tasks", "spec", "verify_safely",
 ]

@@ -6,11 +6,10 @@ lowest level); ``addition_env`` is a self-contained 100-task environment for uni
 
 from __future__ import annotations
 
-import copy
 import random
 
 import rlenv
-from rlenv import ProceduralSource, RewardResult, Status, Task, TextEnv
+from rlenv import ProceduralSource, RewardResult, Status, Task, TextEnv, disjoint_split, distinct_prompt_indices
 from trainers.tiny import tiny_causal_lm, tiny_tokenizer
 
 #: Learning task: held-out evaluation uses the first HELD_OUT_PROBLEMS distinct problems drawn from index
@@ -55,50 +54,14 @@ def make_task_env() -> TextEnv:
     return rlenv.make("rlenv/Arithmetic-v0", level=1)
 
 
-class TrainingTasks:
-    """The first ``size`` tasks of another source whose prompts are not held out (the training split)."""
-
-    def __init__(self, source, size: int, held_out_prompts: frozenset[str]):
-        self.inner, self._size = source, size
-        self._indices: list[int] = []
-        index = 0
-        while len(self._indices) < size:
-            if source[index].prompt not in held_out_prompts:
-                self._indices.append(index)
-            index += 1
-
-    @property
-    def size(self) -> int:
-        return self._size
-
-    def __getitem__(self, index: int) -> Task:
-        if not 0 <= index < self._size:
-            raise IndexError(f"task index {index} outside the training split [0, {self._size})")
-        return self.inner[self._indices[index]]
-
-    def index_of(self, task_id: str) -> int:
-        return self._indices.index(self.inner.index_of(task_id))
-
-
 def held_out_indices(env: TextEnv, count: int = HELD_OUT_PROBLEMS) -> list[int]:
     """Indices (from ``HELD_OUT_START`` on) of the first ``count`` distinct problems: the held-out set."""
-    source, seen, indices = env.unwrapped.source, set(), []
-    index = HELD_OUT_START
-    while len(indices) < count:
-        prompt = source[index].prompt
-        if prompt not in seen:
-            seen.add(prompt)
-            indices.append(index)
-        index += 1
-    return indices
+    return distinct_prompt_indices(env.unwrapped.source, HELD_OUT_START, count)
 
 
 def training_split(env: TextEnv, size: int = TRAIN_SIZE) -> TextEnv:
     """A copy of ``env`` whose tasks never share a prompt with the held-out problems."""
-    held_out = frozenset(env.unwrapped.source[i].prompt for i in held_out_indices(env))
-    split = copy.copy(env.unwrapped)
-    split.source = TrainingTasks(env.unwrapped.source, size, held_out)
-    return split
+    return disjoint_split(env, HELD_OUT_PROBLEMS, size, HELD_OUT_START)[0]
 
 
 #: The SFT warm-up shared by the learning tests: steps x batch of gold completions from the training split.
