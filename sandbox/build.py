@@ -48,7 +48,7 @@ OFFLINE_RECIPE: dict[str, Any] = {
 }
 DEFAULT_MIRROR = "http://deb.debian.org/debian"
 #: Modules the runner needs; the image check imports them.
-REQUIRED_MODULES = ("json", "resource", "ctypes", "select", "fcntl", "signal", "base64", "hmac")
+REQUIRED_MODULES = ("json", "resource", "ctypes", "select", "fcntl", "signal", "_signal", "_operator", "base64", "socket")
 
 
 class BuildError(RuntimeError):

@@ -256,12 +256,15 @@ def compare_output(actual: str, expected: str, mode: str = "tokens", rel_tol: fl
 
 # ---------------------------------------------------------------------------------------------
 # processes
-_OPEN_FILES: dict = {}
+#: Files :func:`_read_small` keeps open, by path. They belong to the process that opened them: a
+#: forked process closes every inherited descriptor it does not need, so it starts afresh.
+_OPEN_FILES: dict[str, int] = {}
+os.register_at_fork(after_in_child=_OPEN_FILES.clear)
 
 
 def _read_small(path: str) -> bytes:
     """The current contents of a small procfs/sysfs file (b"" when it cannot be read). The file
-    stays open in the runner (read again from offset 0): two syscalls fewer per read."""
+    stays open (read again from offset 0): two syscalls fewer per read."""
     fd = _OPEN_FILES.get(path)
     if fd is None:
         try:

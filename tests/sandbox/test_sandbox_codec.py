@@ -12,6 +12,7 @@ from sandbox.jobs import encode_job
 from sandbox.runner import (
     Unencodable,
     _install_fds,
+    _read_small,
     compare_output,
     decode_value,
     encode_frame,
@@ -212,3 +213,18 @@ def test_install_fds_swaps_colliding_descriptors_and_closes_the_rest():
     assert os.read(first_r, 100) == b"to first" and os.read(second_r, 100) == b"to second"
     os.close(first_r)
     os.close(second_r)
+
+
+def test_read_small_reopens_in_a_forked_process_whose_descriptors_were_replaced(tmp_path):
+    path = tmp_path / "counter"
+    path.write_text("1")
+    assert _read_small(str(path)) == b"1"  # now kept open here
+    path.write_text("2")
+    assert _read_small(str(path)) == b"2"  # read again, not cached
+
+    def body():
+        os.closerange(3, 1 << 20)  # like a helper process's descriptor set-up
+        os.pipe()  # takes the number of the closed descriptor
+        os._exit(0 if _read_small(str(path)) == b"2" else 3)
+
+    assert _in_child(body) == 0
