@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 
+from envs.math import grading, latex_parsing
 from envs.math.config import GradingConfig
 from envs.math.grading import ParsedAnswer, answers_match, parse_answer, parse_reference
 
@@ -35,3 +36,11 @@ def check(config: GradingConfig, payload: tuple[str, str | None]) -> bool | None
     reference, answer = payload
     gold = gold_answer(config, reference)
     return None if answer is None else answers_match(gold, parse_answer(answer), config)
+
+
+def init_worker() -> None:
+    """Worker-pool initializer: two-stage LaTeX parsing (:mod:`envs.math.latex_parsing`), then the
+    grading warm-up (:func:`envs.math.grading.init_worker`); the caches start empty."""
+    latex_parsing.install()
+    grading.init_worker()
+    gold_answer.cache_clear()

@@ -14,7 +14,7 @@ from envs.math.pool import Outcome, WorkerPool, shared_pool
 from rlenv.types import RewardResult, Status, Task
 
 _HANDLER = "envs.math.checks:check"
-_INITIALIZER = "envs.math.grading:init_worker"
+_INITIALIZER = "envs.math.checks:init_worker"
 
 
 def reference_answer(task: Task) -> str:
