@@ -1531,6 +1531,7 @@ def scrub() -> list[str]:
             null = os.open(os.devnull, os.O_RDWR)
             _install_fds({0: null, 1: null, 2: null})
             try:
+                become(JOB_UID)  # the objects are the job user's: only their owner may remove them
                 os.execvp("ipcrm", ["ipcrm", "--all"])
             finally:
                 os._exit(127)
