@@ -362,7 +362,10 @@ def decode_value(data, resolve, depth: int = 0):
             if tag == "$enum":
                 return _enum_member(_items(payload, 4), resolve)
             if tag in _DECODERS:
-                return _DECODERS[tag](payload, lambda v: decode_value(v, resolve, depth + 1))
+                try:
+                    return _DECODERS[tag](payload, lambda v: decode_value(v, resolve, depth + 1))
+                except (ArithmeticError, LookupError, TypeError) as exc:  # e.g. Fraction(1, 0), a bad date
+                    raise ValueError(f"malformed {tag[1:]} value: {type(exc).__name__}") from None
     raise ValueError(f"malformed value of type {kind.__name__}")
 
 
