@@ -69,3 +69,22 @@ def defines_function(code: str, name: str) -> bool:
         return False
     return any(isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name
                for node in tree.body)
+
+
+def top_level_names(code: str) -> frozenset[str]:
+    """Names ``code`` defines at top level with ``def`` or ``class`` (empty when it does not parse)."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return frozenset()
+    return frozenset(node.name for node in tree.body
+                     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)))
+
+
+def called_names(source: str) -> frozenset[str]:
+    """Plain names that ``source`` calls (``f(...)``); empty when it does not parse."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return frozenset()
+    return frozenset(node.func.id for node in ast.walk(tree) if isinstance(node, ast.Call) and isinstance(node.func, ast.Name))
