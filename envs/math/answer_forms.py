@@ -54,9 +54,11 @@ def _scaled_matrix(answer: str) -> str:
 def normalize_notation(answer: str) -> str:
     """``answer`` with the degree sign, repeating decimals and scalar-times-matrix rewritten into
     notation math-verify reads correctly (other text unchanged)."""
-    answer = _DEGREE.sub(r"^{\\circ}", answer)
-    answer = _REPEATING.sub(_repeating_fraction, answer)
-    return _scaled_matrix(answer)
+    if "°" in answer:
+        answer = _DEGREE.sub(r"^{\\circ}", answer)
+    if "overline" in answer:
+        answer = _REPEATING.sub(_repeating_fraction, answer)
+    return _scaled_matrix(answer) if "matrix" in answer else answer
 
 
 def _unwrap(answer: str) -> str:
@@ -93,9 +95,14 @@ def text_key(answer: str) -> str | None:
     return " ".join(words) or None
 
 
+_HINT = re.compile(r"[A-Za-z_(]")
+
+
 def compare_forms(gold: str, pred: str) -> bool | None:
     """True/False when either answer has a form this module decides (base subscript, choice
     letter, text), else None (math-verify decides)."""
+    if not (_HINT.search(gold) and _HINT.search(pred)) and "_" not in gold + pred:
+        return None  # no letter, parenthesis or subscript on one side: none of these forms (fast path)
     gold_based, pred_based = based_number(gold), based_number(pred)
     if gold_based or pred_based:
         decimal = [(digits.lstrip("0") or "0", 10) if re.fullmatch(r"\d+", digits := _unwrap(side)) else None
