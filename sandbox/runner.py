@@ -1026,6 +1026,8 @@ class RemoteCandidate:
         self.fault_test = -1
         self.memory_test = -1
         self.busy = False
+        #: The candidate left: its process exited, or it raised SystemExit / KeyboardInterrupt.
+        self.exited = False
 
     def fail(self, status: str, message: str):
         self.fault, self.fault_message, self.fault_test = status, message, self.test_index
@@ -1044,6 +1046,7 @@ class RemoteCandidate:
         if why == "exit":
             if self.child.out_of_memory():
                 self.fail("memory", "the candidate process ran out of memory")
+            self.exited = True
             self.fail("failed", "the candidate process exited")
         try:
             message = json.loads(self.child.take_reply())
@@ -1089,6 +1092,7 @@ class RemoteCandidate:
             except Exception:
                 pass
         if reply.get("base") == "BaseException" or name in ("SystemExit", "KeyboardInterrupt", "GeneratorExit"):
+            self.exited = True
             return CandidateExit(message)
         return RemoteError(message)
 
@@ -1128,6 +1132,7 @@ def _run_function(child: Child, grader: dict, job_deadline: float, test_timeout:
         if not loaded["ok"]:
             load_status = "memory" if loaded.get("type") == "MemoryError" else "failed"
             load_error = f"the candidate code raised during import: {loaded.get('message')}"
+            rpc.exited = loaded.get("base") == "BaseException"
     except CandidateFault as fault:
         load_status, load_error = fault.status, f"loading the candidate code: {fault}"
     load_s = round(time.monotonic() - began, 6)
@@ -1153,7 +1158,8 @@ def _run_function(child: Child, grader: dict, job_deadline: float, test_timeout:
     if load_error is not None:
         for i, test in enumerate(results):
             test.update(status=load_status if i == 0 else "failed", error=load_error)
-        return {"status": load_status, "tests": results, "error": load_error, "load_s": load_s}
+        return {"status": load_status, "tests": results, "error": load_error, "load_s": load_s,
+                "candidate_exited": rpc.exited}
     previous = signal.signal(signal.SIGALRM, _alarm)
     try:
         for i, code_object in enumerate(compiled):
@@ -1161,7 +1167,8 @@ def _run_function(child: Child, grader: dict, job_deadline: float, test_timeout:
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
-    return {"status": job_status(results), "tests": results, "error": None, "load_s": load_s}
+    return {"status": job_status(results), "tests": results, "error": None, "load_s": load_s,
+            "candidate_exited": rpc.exited}
 
 
 def _run_test(i: int, code_object, namespace: dict, rpc: RemoteCandidate, job_deadline: float,

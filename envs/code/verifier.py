@@ -40,7 +40,8 @@ class CodeVerifier:
     Statuses: ``correct`` (all tests pass), ``incorrect`` (a test failed, ran out of memory or
     printed too much), ``timeout``, ``unparsable`` (no code) and ``error`` (the sandbox failed).
     ``details`` holds the sandbox ``job_status``, ``tests`` (one ``{"status", "time_s",
-    "error"}`` per test), ``passed``/``total``, ``error`` and ``timings``.
+    "error"}`` per test), ``passed``/``total``, ``error``, ``candidate_exited`` (the candidate
+    left before or during its tests: a structured fact for detectors) and ``timings``.
     """
 
     name = "code"
@@ -91,7 +92,7 @@ class CodeVerifier:
         value = float(job.ok) if self.reward == "all" else fraction
         details = {"job_status": job.status.value, "passed": job.num_passed, "total": total, "error": job.error,
                    "tests": [{"status": t.status.value, "time_s": t.time_s, "error": t.error} for t in job.tests],
-                   "timings": dict(job.timings)}
+                   "candidate_exited": job.candidate_exited, "timings": dict(job.timings)}
         return RewardResult(value, _STATUS[job.status], {"pass_fraction": fraction, "all_passed": float(job.ok)},
                             verifier=self.name, verifier_version=self.version, details=details)
 
