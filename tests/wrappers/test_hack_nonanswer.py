@@ -56,3 +56,13 @@ def test_an_empty_completion_never_satisfies_a_format():
     assert verifier(task, "anything").status is Status.CORRECT
     empty = verifier(task, "   ")
     assert empty.status is Status.INCORRECT and empty.value == 0.0 and empty.details["non_answer"] == "empty"
+
+
+def test_vector_env_with_the_safety_defaults_flags_non_answers():
+    from rlenv.wrappers import default_detectors
+
+    vec = rlenv.make_vec("rlenv/ExactMatch-v0", num_tasks=2, group_size=2, wrappers=default_detectors("safety"))
+    vec.reset(seed=0)
+    _, _, _, _, infos = vec.step(["", "Paris", "N/A", "a real reply here"])
+    kinds = [[h["kind"] for h in hacks if h["detector"] == "non_answer"] for hacks in infos["hacks"]]
+    assert kinds == [["empty"], [], ["filler"], []]
