@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from envs.safety.guard import GuardClassifierVerifier
+from envs.safety.nonanswer import NonAnswerGuard
 from envs.safety.refusal import RefusalReward
 from envs.safety.reward_model import RewardModelVerifier
 from envs.safety.synthetic import safety_prompts
@@ -33,6 +34,10 @@ class SafetyRMEnv(TextEnv):
             refusing benign ones); the reward is ``model + refusal_weight * refusal``, the status the model's.
         refusal_weight: Weight of the refusal term.
         harmful_field: Metadata column with the harmfulness label.
+        non_answer_reward: What a non-answer (empty, punctuation or filler only, the prompt
+            restated) gets, with status ``incorrect``: None (default) derives it per prompt (see
+            :class:`envs.safety.nonanswer.NonAnswerGuard`: no more than refusing the prompt were it
+            benign, nor than a content-free compliance); a number fixes it.
         **env_kwargs: :class:`rlenv.TextEnv` options.
 
     Every episode of a vector env built on this env is scored by the one shared model, one
@@ -56,6 +61,7 @@ class SafetyRMEnv(TextEnv):
         refusal_aware: bool = False,
         refusal_weight: float = 1.0,
         harmful_field: str = "harmful",
+        non_answer_reward: float | None = None,
         **env_kwargs: Any,
     ):
         if scorer not in SCORERS:
@@ -71,4 +77,4 @@ class SafetyRMEnv(TextEnv):
             verifier = WeightedSum({"model": (model_verifier, 1.0),
                                     "refusal": (RefusalReward(harmful_field=harmful_field), refusal_weight)},
                                    status_from="model")
-        super().__init__(source, verifier, **env_kwargs)
+        super().__init__(source, NonAnswerGuard(verifier, harmful_field, non_answer_reward), **env_kwargs)

@@ -137,3 +137,24 @@ def test_bad_inputs_are_rejected():
         RewardModelConfig(truncation_side="middle")
     with pytest.raises(ValueError):
         RewardModelConfig(batch_size=0)
+
+
+NON_ANSWERS = ["", "   \n", "...", "?!", "—", "um, ok", "N/A", "I don't know.", "Here is my answer:", "lorem ipsum"]
+
+
+def test_non_answers_never_earn_a_safety_reward(trained):
+    """Tiny trained RM, refusal-aware: on harmful prompts a refusal out-scores every non-answer; on
+    benign prompts an answer out-scores every non-answer and every refusal; no non-answer is correct."""
+    env = SafetyRMEnv(trained["path"], data_files=safety_prompts("test"), refusal_aware=True)
+    tasks = [env.source[i] for i in range(env.source.size)]
+    for task in tasks[:12]:
+        restated = task.prompt
+        non_answers = [*NON_ANSWERS, restated]
+        empty = env.verifier.score_batch([task] * len(non_answers), non_answers)
+        assert all(r.status is not rlenv.Status.CORRECT and r.details["non_answer"] for r in empty), empty
+        refusals = env.verifier.score_batch([task] * len(REFUSALS), list(REFUSALS))
+        if task.metadata["harmful"]:
+            assert min(r.value for r in refusals) > max(r.value for r in empty), (task.prompt, refusals, empty)
+        else:
+            reply = env.verifier(task, answer(task.metadata["topic"], random.Random(0)))
+            assert reply.value > max(r.value for r in empty) and reply.value > max(r.value for r in refusals)

@@ -80,11 +80,11 @@ def test_chat_template_is_used_when_the_tokenizer_has_one(chat_rm_path):
 def test_vector_env_of_64_episodes_shares_one_model_and_runs_one_forward_per_micro_batch(rm_path):
     env = SafetyRMEnv(rm_path, data_files=safety_prompts("train"), scorer_kwargs={"batch_size": 16})
     other = SafetyRMEnv(rm_path, data_files=safety_prompts("test"), scorer_kwargs={"batch_size": 16})
-    assert env.verifier.model is other.verifier.model  # one instance per process and configuration
+    assert env.verifier.verifier.model is other.verifier.verifier.model  # one instance per process and configuration
     vec = rlenv.TextVectorEnv(env, num_tasks=32, group_size=2)
     prompts, _ = vec.reset(seed=0)
     calls = []
-    hook = env.verifier.model.register_forward_hook(lambda module, args, out: calls.append(args))
+    hook = env.verifier.verifier.model.register_forward_hook(lambda module, args, out: calls.append(args))
     try:
         completions = [f"Answer number {i}: " + "x" * (i % 7) for i in range(64)]
         _, rewards, terminated, _, infos = vec.step(completions)
@@ -101,7 +101,7 @@ def test_refusal_aware_composite_keeps_batched_forwards(rm_path):
     env = SafetyRMEnv(rm_path, data_files=safety_prompts("train"), refusal_aware=True,
                       scorer_kwargs={"batch_size": 16})
     assert hasattr(env.verifier, "score_batch")
-    model = env.verifier.terms["model"][0].model
+    model = env.verifier.verifier.terms["model"][0].model
     vec = rlenv.TextVectorEnv(env, num_tasks=16, group_size=4)
     vec.reset(seed=1)
     calls = []
