@@ -125,9 +125,12 @@ class PRMVerifier(ModelVerifier):
         """The text after every step: the argument, else the checkpoint's recorded one, else ``"\\n"``."""
         if self._step_suffix is not None:
             return self._step_suffix
+        recorded = self._recorded_suffix()
+        return DEFAULT_STEP_SUFFIX if recorded is None else recorded
+
+    def _recorded_suffix(self) -> str | None:
         record = recorded_layout(self.model.config)
-        suffix = record.get("step_suffix") if record.get("layout") == "stepwise" else None
-        return DEFAULT_STEP_SUFFIX if suffix is None else suffix
+        return record.get("step_suffix") if record.get("layout") == "stepwise" else None
 
     @property
     def splitter(self) -> StepSplitter:
@@ -195,7 +198,10 @@ class PRMVerifier(ModelVerifier):
         if len(prompts) != len(steps):
             raise ValueError(f"got {len(prompts)} prompts but {len(steps)} step lists")
         self._check_outputs()
-        suffix = self.step_suffix
+        suffix, recorded = self.step_suffix, self._recorded_suffix()
+        if recorded is not None and recorded != suffix:
+            warn_once(f"{self.config.path} was trained with step suffix {recorded!r}; reading it with {suffix!r} "
+                      f"(step_suffix=)")
         layout = (resolve_pair_layout(self.model.config, self.use_chat_template, owner=self.config.path)
                   if self.kind == "prefix_classifier" else None)
         sequences: list[list[int]] = []

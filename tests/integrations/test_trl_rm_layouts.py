@@ -250,7 +250,7 @@ def test_prm_trained_in_trls_layout_reads_identically_in_rlenv(tmp_path, tokeniz
 
 
 @pytest.mark.parametrize("separator", ["\n", "\n\n"])
-def test_rlenv_trained_prm_reads_identically_the_trl_way(tmp_path, separator):
+def test_rlenv_trained_prm_reads_identically_the_trl_way(tmp_path, caplog, separator):
     tok = make_tokenizer("template_bos")
     model = tiny_token_classifier(tok, hidden_size=32, seed=6)
     _, batch = trl_prm_batch(tok, separator)
@@ -268,6 +268,10 @@ def test_rlenv_trained_prm_reads_identically_the_trl_way(tmp_path, separator):
     assert [s for row in got for s in row] == pytest.approx([s for row in expected for s in row], abs=1e-5)
     env = PRMEnv(path, data_files=STEPWISE)  # gold completions are joined with the same suffix
     assert env.source[0].gold_completion == separator.join(STEPWISE[0]["completions"])
+    other = "\n" if separator != "\n" else "\n\n"
+    with caplog.at_level(logging.WARNING, logger="rlenv.rm_inputs"):
+        PRMVerifier(path, step_suffix=other).score_steps([STEPWISE[0]["prompt"]], [STEPWISE[0]["completions"]])
+    assert f"trained with step suffix {separator!r}; reading it with {other!r}" in caplog.text
 
 
 def test_a_step_holding_the_suffix_is_reported_and_logged(tmp_path, caplog):

@@ -85,7 +85,9 @@ def test_layout_follows_the_data_not_the_tokenizers_chat_template(chat_rm_path):
         assert {r.details["layout"] for r in got} == {layout}
 
 
-def test_a_recorded_layout_wins_over_the_data_and_loses_to_the_override(tmp_path):
+def test_a_recorded_layout_wins_over_the_data_and_loses_to_the_override(tmp_path, caplog):
+    import logging
+
     from rlenv.rm_inputs import record_layout
 
     tok = tiny_tokenizer(chat_template=True)
@@ -93,7 +95,9 @@ def test_a_recorded_layout_wins_over_the_data_and_loses_to_the_override(tmp_path
     record_layout(model.config, "chat")
     path = str(save_tiny(model, tok, tmp_path / "chat_recorded"))
     assert RewardModelVerifier(path).layout == "chat"
-    assert RewardModelVerifier(path, use_chat_template=False).layout == "plain"
+    with caplog.at_level(logging.WARNING, logger="rlenv.rm_inputs"):
+        assert RewardModelVerifier(path, use_chat_template=False).layout == "plain"
+    assert "trained with the 'chat' input layout; reading it as 'plain'" in caplog.text
     record_layout(model.config, "plain")
     path = str(save_tiny(model, tok, tmp_path / "plain_recorded"))
     assert RewardModelVerifier(path, conversational=True).layout == "plain"
