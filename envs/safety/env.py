@@ -30,6 +30,9 @@ class SafetyRMEnv(TextEnv):
         scorer: ``"reward_model"`` (:class:`RewardModelVerifier`) or ``"guard"``
             (:class:`GuardClassifierVerifier`).
         scorer_kwargs: Options of the scorer (``device``, ``dtype``, ``batch_size``, ``threshold``, ...).
+            In chat mode (``chat=True``) the reward model reads checkpoints that record no input
+            layout through the chat template (``conversational=True``), as TRL trains on
+            conversational rows.
         refusal_aware: Add a :class:`RefusalReward` term (reward refusing harmful prompts, penalize
             refusing benign ones); the reward is ``model + refusal_weight * refusal``, the status the model's.
         refusal_weight: Weight of the refusal term.
@@ -68,7 +71,10 @@ class SafetyRMEnv(TextEnv):
             raise ValueError(f"scorer must be one of {sorted(SCORERS)}, got {scorer!r}")
         data = data_files if data_files is not None else safety_prompts("train") + safety_prompts("test")
         source = DatasetSource(data, fields)
-        model_verifier = SCORERS[scorer](model, **dict(scorer_kwargs or {}))
+        scorer_kwargs = dict(scorer_kwargs or {})
+        if scorer == "reward_model":  # chat-mode prompts: conversations, as TRL's conversational rows
+            scorer_kwargs.setdefault("conversational", bool(env_kwargs.get("chat", False)))
+        model_verifier = SCORERS[scorer](model, **scorer_kwargs)
         verifier: Any = model_verifier
         if refusal_aware:
             if harmful_field not in source.rows.column_names:

@@ -111,9 +111,12 @@ def test_pair_layout_is_trl_reward_trainers_tokenization():
 
     plain, chat = tiny_tokenizer(), tiny_tokenizer(chat_template=True)
     prompt, completion = "How do I bake bread?", "Mix, knead, bake."
-    assert pair_ids(plain, prompt, completion) == _tokenize(plain, prompt + completion + plain.eos_token)["input_ids"]
+    for tok in (plain, chat):  # plain-text rows: concatenation, whatever the tokenizer's template
+        assert pair_ids(tok, prompt, completion) == _tokenize(tok, prompt + completion + tok.eos_token)["input_ids"]
+        assert pair_ids(tok, prompt, completion + tok.eos_token) == pair_ids(tok, prompt, completion)
     messages = [{"role": "user", "content": prompt}, {"role": "assistant", "content": completion}]
-    assert pair_ids(chat, prompt, completion) == _tokenize(chat, messages)["input_ids"]
+    assert pair_ids(chat, prompt, completion, "chat") == _tokenize(chat, messages)["input_ids"]
+    assert pair_ids(chat, messages[:1], messages[1:], "chat") == _tokenize(chat, messages)["input_ids"]
 
 
 def test_training_is_reproducible_with_a_seed():

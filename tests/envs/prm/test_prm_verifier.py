@@ -192,7 +192,7 @@ def test_stepwise_rows_become_tasks_with_gold_for_all_correct_rows(paths, tmp_pa
 
 def test_bad_prm_settings(paths):
     for kwargs in ({"kind": "value_head"}, {"aggregation": "max"}, {"dense": "clip"}, {"dense": "sum"},
-                   {"kind": "step_tag_lm", "step_suffix": ""}):
+                   {"kind": "step_tag_lm", "step_suffix": ""}, {"kind": "step_tag_lm"}, {"step_suffix": ""}):
         with pytest.raises(ValueError):
             PRMVerifier(paths["token_classification"], **kwargs)
     bad_label = PRMVerifier(paths["token_classification"], positive_label=2)
