@@ -105,8 +105,9 @@ def test_trl_trained_reward_model_reads_identically_in_rlenv(tmp_path, conversat
     trl_ids, trl_rewards, _ = trl_read(trainer, trainer.model)
     # A chat-mode env stands for conversational data; the checkpoint records nothing (TRL saved it).
     env = SafetyRMEnv(str(tmp_path / "rm"), data_files=[{"prompt": p} for p, *_ in PAIRS], chat=conversational)
-    ids, rewards = rlenv_read(env.verifier)
-    assert env.verifier.layout == ("chat" if conversational else "plain")
+    scorer = env.verifier.verifier  # the reward model behind the env's non-answer guard
+    ids, rewards = rlenv_read(scorer)
+    assert scorer.layout == ("chat" if conversational else "plain")
     assert ids == trl_ids
     assert rewards == pytest.approx(trl_rewards, abs=1e-5)
     assert max(rewards) - min(rewards) > 1e-3  # the model is not constant: equal scores are informative
