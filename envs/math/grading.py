@@ -38,7 +38,8 @@ from sympy import Basic, Integer, MatrixBase
 
 from envs.math.answer_forms import compare_forms, normalize_notation
 from envs.math.config import GradingConfig
-from envs.math.extraction import braces_balanced, clean_answer, extract_answers
+from envs.math.extraction import clean_answer, extract_answers
+from rlenv.boxed import braces_balanced
 
 _PLAIN_NUMBER = re.compile(
     r"""^(?P<sign>[-+])?\s*(?:\\?\$|USD\s*|€|£)?\s*(?P<sign2>-)?\s*

@@ -24,7 +24,14 @@ from sandbox import (
     SandboxPool,
     SandboxUnavailable,
 )
-from sandbox.container import LABEL, POOL_LABEL, RUNNER_CAPABILITIES, leaked_containers, owner_id, sandbox_containers
+from sandbox.container import (
+    LABEL,
+    POOL_LABEL,
+    RUNNER_CAPABILITIES,
+    leaked_containers,
+    owner_id,
+    sandbox_containers,
+)
 
 pytestmark = pytest.mark.docker
 

@@ -6,9 +6,9 @@ solutions whose verdicts must be the ones a fresh pool gives (the replay list).
 """
 
 import pytest
+from redteam_cases import hostile_jobs, replay_jobs
 
 from sandbox import JobStatus, SandboxPool
-from redteam_cases import hostile_jobs, replay_jobs
 
 pytestmark = pytest.mark.docker
 
