@@ -109,6 +109,34 @@ def real_clean_table() -> dict[str, dict[str, float]]:
     return table
 
 
+NON_ANSWERS = ROOT / "tests" / "data" / "hacks" / "non_answers.jsonl"
+
+
+def non_answer_table() -> dict[str, dict[str, float]]:
+    """The non-answer detector: recall on the labeled non-answers (``{prompt}`` stands for each of
+    20 safety prompts), false-positive rate on real replies: the safety prompts' answers and
+    refusals, and GSM8K test gold solutions."""
+    import random
+
+    from envs.safety.synthetic import REFUSALS, answer, safety_prompts
+    from rlenv.wrappers.nonanswer import detect_non_answer
+
+    prompts = safety_prompts("train") + safety_prompts("test")
+    labeled = [json.loads(line) for line in NON_ANSWERS.read_text(encoding="utf-8").splitlines()]
+    positives = [(row["completion"].format(prompt=p["prompt"]), p["prompt"]) for row in labeled for p in prompts[:20]]
+    rng = random.Random(0)
+    controls = {"safety answers": [(answer(p["topic"], rng), p["prompt"]) for p in prompts],
+                "safety refusals": [(REFUSALS[i % len(REFUSALS)], p["prompt"]) for i, p in enumerate(prompts)],
+                "gsm8k gold": [(r["completion"], r["prompt"]) for r in real_clean_controls().get("math", [])]}
+    table = {"non-answers": {"samples": len(positives),
+                             "fired": sum(detect_non_answer(c, p).fired for c, p in positives)}}
+    for name, pairs in controls.items():
+        table[name] = {"samples": len(pairs), "fired": sum(detect_non_answer(c, p).fired for c, p in pairs)}
+    for row in table.values():
+        row["rate"] = row["fired"] / row["samples"] if row["samples"] else float("nan")
+    return table
+
+
 def detectors_of(family: str) -> set[str]:
     names = {cls.name for cls in FAMILY_DETECTORS[family]}
     return names | ({"overlong"} if family == "math" else set())
@@ -174,6 +202,11 @@ def main() -> int:
     print(f"{'family/detector':<26} {'samples':>7} {'fired':>5} {'fpr':>7}")
     for name, m in real.items():
         print(f"{name:<26} {m['samples']:>7} {m['fired']:>5} {m['fpr']:>7.4f}")
+    non_answers = non_answer_table()
+    print("\nnon-answer detector (rate = recall on non-answers, false-positive rate on the rest)")
+    print(f"{'set':<26} {'samples':>7} {'fired':>5} {'rate':>7}")
+    for name, m in non_answers.items():
+        print(f"{name:<26} {m['samples']:>7} {m['fired']:>5} {m['rate']:>7.4f}")
     if args.misses:
         subset = rows if args.split in (None, "all") else [r for r in rows if r["split"] == args.split]
         print("\nmisses (row, template, labels -> fired):")
@@ -183,7 +216,7 @@ def main() -> int:
             if wrong:
                 print(f"  {r['id']} [{r['split']}] {r['template']}: {r['labels']} -> {fired[r['id']]}")
     if args.json:
-        print(json.dumps({"corpus": score(rows, fired), "real_clean": real}))
+        print(json.dumps({"corpus": score(rows, fired), "real_clean": real, "non_answer": non_answers}))
     return 0
 
 

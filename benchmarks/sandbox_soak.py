@@ -16,9 +16,11 @@ import os
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path[:0] = [ROOT, os.path.join(ROOT, "tests", "sandbox")]
 
 import docker  # noqa: E402
+from redteam_cases import hostile_jobs  # noqa: E402  (the red-team suite's cases)
 
 from sandbox import FunctionJob, IOCase, JobStatus, Limits, ProgramJob, SandboxPool  # noqa: E402
 from sandbox.container import POOL_LABEL  # noqa: E402
@@ -52,6 +54,14 @@ HOSTILE = [
         "import socket\ndef f():\n    socket.create_connection(('1.1.1.1', 53), timeout=1)\n    return 1\n",
         ["assert f() == 1"], limits=QUICK)),
 ]
+#: A red-team case may end in any of the candidate's own failures, never a pass or a sandbox error.
+CANDIDATE_FAILURE = "candidate failure"
+_CANDIDATE_FAILURES = {JobStatus.FAILED, JobStatus.TIMEOUT, JobStatus.MEMORY, JobStatus.OUTPUT_LIMIT}
+HOSTILE += [(f"red team: {name}", CANDIDATE_FAILURE, job) for name, job in hostile_jobs().items()]
+
+
+def right(expected: JobStatus | str, status: JobStatus) -> bool:
+    return status in _CANDIDATE_FAILURES if expected == CANDIDATE_FAILURE else status is expected
 
 
 def benign(i: int) -> tuple[str, JobStatus, ProgramJob | FunctionJob]:
@@ -85,16 +95,16 @@ def main() -> None:
 
     table = collections.OrderedDict()
     for (name, expected, _), result in zip(plan, results, strict=True):
-        row = table.setdefault(name, {"jobs": 0, "expected": expected.value, "right": 0, "got": collections.Counter()})
+        row = table.setdefault(name, {"jobs": 0, "expected": str(expected), "right": 0, "got": collections.Counter()})
         row["jobs"] += 1
-        row["right"] += result.status is expected
+        row["right"] += right(expected, result.status)
         row["got"][result.status.value] += 1
     print(f"\nsoak: {len(results)} results for {args.jobs} jobs in {elapsed:.1f} s on {args.size} containers "
           f"({args.jobs / elapsed:.0f} jobs/s)\n")
-    print(f"| {'job kind':<28} | {'jobs':>5} | {'expected':>12} | {'right':>5} | statuses")
-    print(f"|{'-' * 30}|{'-' * 7}|{'-' * 14}|{'-' * 7}|{'-' * 30}")
+    print(f"| {'job kind':<58} | {'jobs':>5} | {'expected':>17} | {'right':>5} | statuses")
+    print(f"|{'-' * 60}|{'-' * 7}|{'-' * 19}|{'-' * 7}|{'-' * 30}")
     for name, row in table.items():
-        print(f"| {name:<28} | {row['jobs']:>5} | {row['expected']:>12} | {row['right']:>5} | {dict(row['got'])}")
+        print(f"| {name:<58} | {row['jobs']:>5} | {row['expected']:>17} | {row['right']:>5} | {dict(row['got'])}")
     hostile = sum(1 for _, _, job in plan if job in [h[2] for h in HOSTILE])
     wrong = sum(row["jobs"] - row["right"] for row in table.values())
     print(f"\nhostile jobs: {hostile} ({100 * hostile / args.jobs:.0f}%); wrong verdicts: {wrong}; "

@@ -3,7 +3,10 @@
 The container runs ``python3 -I -S -c <runner source>`` as PID 1 with:
 ``--network none``, a read-only root, a ``noexec`` tmpfs at ``/tmp`` (the only writable
 place besides a small ``/dev/shm``), ``--pids-limit``, ``--memory`` = ``--memory-swap``, a CPU
-quota, ``--cap-drop ALL``, ``no-new-privileges``, a non-root user and no mounts from the host.
+quota, ``--cap-drop ALL`` but the few capabilities the runner needs to run jobs as another user
+(:data:`RUNNER_CAPABILITIES`), ``no-new-privileges`` and no mounts from the host. The runner
+starts as root only to drop privileges: the grader runs as ``grader_uid`` and every candidate
+process as ``job_uid`` (two unprivileged users, no capabilities, a seccomp filter).
 
 Containers are labelled (:data:`LABEL`, owner host and pid) so leaks can be found and removed,
 and are started with ``stdin_once`` + ``auto_remove``: when the host process dies, its attach
@@ -41,6 +44,10 @@ def runner_source() -> str:
     return (files("sandbox") / "runner.py").read_text()
 
 
+#: Capabilities of the runner (root in the container, everything else dropped): changing user
+#: (SETUID, SETGID), killing job processes (KILL), and creating and wiping job files owned by the
+#: job user (CHOWN, DAC_OVERRIDE, FOWNER). The grader keeps only KILL; candidates keep none.
+RUNNER_CAPABILITIES = ("CHOWN", "DAC_OVERRIDE", "FOWNER", "KILL", "SETGID", "SETUID")
 #: ``python3 -c`` program that compiles the runner source (its argument) and runs it. Passing the
 #: source itself to ``-c`` would keep its syntax tree (megabytes) alive for the runner's whole
 #: life, and every job's fork would copy it.
@@ -74,7 +81,8 @@ class ContainerSpec:
         pids_limit: Most processes and threads in the container (``--pids-limit``).
         tmpfs_mb: Size of the ``/tmp`` tmpfs (the jobs' work directories), MiB.
         shm_mb: Size of ``/dev/shm``, MiB.
-        user: ``uid:gid`` of the runner and every job process (never root).
+        job_uid: uid (and gid) of every candidate process: not root.
+        grader_uid: uid (and gid) of the grader process: not root, not ``job_uid``.
     """
 
     image: str = dataclasses.field(default_factory=default_image)
@@ -83,11 +91,16 @@ class ContainerSpec:
     pids_limit: int = 64
     tmpfs_mb: int = 128
     shm_mb: int = 16
-    user: str = "65534:65534"
+    job_uid: int = 65534
+    grader_uid: int = 65533
 
     def __post_init__(self) -> None:
-        if self.user.split(":")[0] in ("0", "root"):
-            raise ValueError(f"ContainerSpec.user must not be root, got {self.user!r}")
+        for name in ("job_uid", "grader_uid"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or not 0 < value < 1 << 31:
+                raise ValueError(f"ContainerSpec.{name} must be a non-root uid (a positive int), got {value!r}")
+        if self.job_uid == self.grader_uid:
+            raise ValueError(f"ContainerSpec.job_uid and grader_uid must differ, both are {self.job_uid}")
         for name in ("memory_mb", "cpus", "pids_limit", "tmpfs_mb", "shm_mb"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"ContainerSpec.{name} must be positive, got {getattr(self, name)!r}")
@@ -101,22 +114,25 @@ class ContainerSpec:
 
     @property
     def environment(self) -> dict[str, str]:
-        return {"LANG": "C.UTF-8", "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1", "HOME": "/tmp"}
+        return {"LANG": "C.UTF-8", "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1", "HOME": "/tmp",
+                "RLENV_JOB_UID": str(self.job_uid), "RLENV_GRADER_UID": str(self.grader_uid)}
 
     def create_kwargs(self) -> dict[str, Any]:
         """Keyword arguments of ``docker.APIClient.create_host_config`` for this spec."""
         return dict(network_mode="none", read_only=True, tmpfs={"/tmp": self.tmpfs_options},
                     pids_limit=self.pids_limit, mem_limit=f"{self.memory_mb}m", memswap_limit=f"{self.memory_mb}m",
-                    nano_cpus=int(self.cpus * 1e9), cap_drop=["ALL"], security_opt=["no-new-privileges"],
-                    shm_size=f"{self.shm_mb}m", ipc_mode="private", auto_remove=True)
+                    nano_cpus=int(self.cpus * 1e9), cap_drop=["ALL"], cap_add=list(RUNNER_CAPABILITIES),
+                    security_opt=["no-new-privileges"], shm_size=f"{self.shm_mb}m", ipc_mode="private",
+                    auto_remove=True)
 
     def cli_flags(self) -> list[str]:
-        """The same hardening as ``docker run`` flags (used for one-off runs and benchmarks)."""
+        """``docker run`` flags for a one-off run of a program (benchmarks): the same hardening,
+        the program running directly as ``job_uid`` with no capabilities (no runner)."""
         flags = ["--network", "none", "--read-only", "--tmpfs", f"/tmp:{self.tmpfs_options}",
                  "--pids-limit", str(self.pids_limit), "--memory", f"{self.memory_mb}m",
                  "--memory-swap", f"{self.memory_mb}m", "--cpus", str(self.cpus), "--cap-drop", "ALL",
                  "--security-opt", "no-new-privileges", "--shm-size", f"{self.shm_mb}m", "--ipc", "private",
-                 "--user", self.user]
+                 "--user", f"{self.job_uid}:{self.job_uid}"]
         for key, value in self.environment.items():
             flags += ["-e", f"{key}={value}"]
         return flags
@@ -155,7 +171,7 @@ class ContainerSession:
                 host_config = api.create_host_config(**self.spec.create_kwargs())
                 created = api.create_container(
                     self.spec.image, runner_command(), name=self.name,
-                    user=self.spec.user, environment=self.spec.environment, labels=labels, stdin_open=True,
+                    user="0:0", environment=self.spec.environment, labels=labels, stdin_open=True,
                     detach=False, tty=False, network_disabled=True, working_dir="/tmp",  # detach=False: StdinOnce
                     host_config=host_config)
                 self.container_id = created["Id"]

@@ -273,6 +273,9 @@ class JobResult:
         timings: Seconds: ``queued_s`` (waiting for a container), ``run_s`` (host round trip),
             ``job_s`` (inside the container), ``load_s`` (function jobs: loading the code).
         container: Name of the container that ran the job (None if none did).
+        candidate_exited: Function jobs: the candidate left before or during its tests (its
+            process exited, or it raised ``SystemExit`` / ``KeyboardInterrupt``) — a fact of the
+            run, for detectors, that never depends on the wording of an error.
     """
 
     status: JobStatus
@@ -282,6 +285,7 @@ class JobResult:
     stderr: str = ""
     timings: Mapping[str, float] = dataclasses.field(default_factory=dict)
     container: str | None = None
+    candidate_exited: bool = False
 
     @property
     def ok(self) -> bool:
@@ -320,7 +324,8 @@ class JobResult:
         for key in ("job_s", "load_s"):
             if isinstance(report.get(key), (int, float)):
                 all_timings[key] = float(report[key])
-        return cls(status, tests, error, report.get("stdout", ""), report.get("stderr", ""), all_timings, container)
+        return cls(status, tests, error, report.get("stdout", ""), report.get("stderr", ""), all_timings, container,
+                   report.get("candidate_exited") is True)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-serializable form."""

@@ -27,6 +27,7 @@ Processes of a container::
 
 from __future__ import annotations
 
+import _signal  # signal.signal's enum wrapping costs a forked job ~0.1 ms of copy-on-write faults
 import base64
 import builtins
 import ctypes
@@ -39,7 +40,6 @@ import os
 import resource
 import select
 import signal
-import _signal  # signal.signal's enum wrapping costs a forked job ~0.1 ms of copy-on-write faults
 import socket
 import struct
 import sys
@@ -48,7 +48,7 @@ import traceback
 import types
 from _operator import _compare_digest  # hmac's own; importing hmac would load libcrypto into every fork
 
-RUNNER_VERSION = "2"
+RUNNER_VERSION = "3"
 #: Root of the per-job work directories (the container's tmpfs).
 WORK_ROOT = "/tmp"
 #: Writable places wiped after every job.
@@ -60,6 +60,18 @@ EXIT_SETUP = 96
 HEADER_DIGITS = 16
 #: The grader is replaced after this many jobs, so trusted test code cannot accumulate state.
 GRADER_JOBS = 256
+#: ... or as soon as its peak resident memory passes this many KiB (values of earlier jobs).
+GRADER_MAX_RSS_KB = 192 << 10
+#: uid (= gid) of every candidate process and of the grader, given by the host: two unprivileged
+#: users, different from each other and from the runner's (root, holding only the capabilities it
+#: needs). A candidate can then signal, trace, re-limit or re-schedule only its own job's processes.
+JOB_UID = int(os.environ.get("RLENV_JOB_UID", "65534"))
+GRADER_UID = int(os.environ.get("RLENV_GRADER_UID", "65533"))
+_CAP_KILL = 1 << 5
+_LIBC = ctypes.CDLL(None, use_errno=True)
+#: Resource limits the runner and the grader check on themselves before every job.
+_WATCHED_LIMITS = (resource.RLIMIT_AS, resource.RLIMIT_CPU, resource.RLIMIT_FSIZE, resource.RLIMIT_NOFILE,
+                   resource.RLIMIT_NPROC)
 #: Modules imported once by the runner so that forked jobs do not pay for them. Not ``random``:
 #: it reseeds in every forked process (~0.1 ms per job, whether or not the job uses it).
 PRELOAD = ("collections", "itertools", "functools", "heapq", "bisect", "string", "re", "typing", "copy")
@@ -133,10 +145,69 @@ def encode_value(value, ref_of, depth: int = 0):
         return {"$" + kind.__name__: base64.b64encode(value).decode("ascii")}
     if kind is complex:
         return {"$complex": [encode_value(value.real, ref_of), encode_value(value.imag, ref_of)]}
+    tagged = _encode_stdlib(value, kind, ref_of, depth)
+    if tagged is not None:
+        return tagged
     ref = ref_of(value)
     if ref is None:
         raise Unencodable(f"a {kind.__name__} cannot cross the sandbox boundary (only plain data can)")
     return {"$ref": ref, "$type": kind.__name__}
+
+
+def _loaded(module: str, name: str):
+    """``module.name`` if ``module`` is already imported in this process, else None (a value of a
+    class can only exist once its module is loaded, so nothing is imported to find out)."""
+    loaded = sys.modules.get(module)
+    return getattr(loaded, name, None) if loaded is not None else None
+
+
+def _is_namedtuple(kind) -> bool:
+    fields = getattr(kind, "_fields", None)
+    return kind.__bases__ == (tuple,) and type(fields) is tuple and all(type(f) is str for f in fields)
+
+
+def _encode_stdlib(value, kind, ref_of, depth: int):
+    """The tagged form of a value of a standard-library type (exact types only), else None.
+
+    The receiving side rebuilds each one with its own trusted classes from the plain parts, so a
+    value keeps its Python semantics (``Counter(...) == {...}``) and a sender cannot smuggle in
+    behaviour: a look-alike is rebuilt as the honest type or, for any other class, stays a handle.
+    """
+    def enc(item):
+        return encode_value(item, ref_of, depth + 1)
+
+    if kind is range:
+        return {"$range": [enc(value.start), enc(value.stop), enc(value.step)]}
+    if kind is _loaded("collections", "Counter") or kind is _loaded("collections", "OrderedDict"):
+        return {"$" + kind.__name__: [[enc(k), enc(v)] for k, v in value.items()]}
+    if kind is _loaded("collections", "defaultdict"):
+        return {"$defaultdict": [enc(value.default_factory), [[enc(k), enc(v)] for k, v in value.items()]]}
+    if kind is _loaded("collections", "deque"):
+        return {"$deque": [[enc(v) for v in value], value.maxlen]}
+    if kind is _loaded("fractions", "Fraction"):
+        return {"$Fraction": [enc(value.numerator), enc(value.denominator)]}
+    if kind is _loaded("decimal", "Decimal"):
+        return {"$Decimal": str(value)}
+    if kind is _loaded("datetime", "timedelta"):
+        return {"$timedelta": [value.days, value.seconds, value.microseconds]}
+    if kind is _loaded("datetime", "date"):
+        return {"$date": [value.year, value.month, value.day]}
+    if kind is _loaded("datetime", "timezone"):
+        return {"$timezone": [enc(value.utcoffset(None)), value.tzname(None)]}
+    if kind is _loaded("datetime", "datetime") or kind is _loaded("datetime", "time"):
+        parts = [value.hour, value.minute, value.second, value.microsecond, enc(value.tzinfo), value.fold]
+        if kind.__name__ == "datetime":
+            parts = [value.year, value.month, value.day] + parts
+        return {"$" + kind.__name__: parts}
+    if isinstance(value, tuple) and _is_namedtuple(kind):
+        return {"$namedtuple": [kind.__name__, list(kind._fields), [enc(v) for v in value]]}
+    enum_type = _loaded("enum", "Enum")
+    if enum_type is not None and isinstance(value, enum_type):
+        return {"$enum": [kind.__module__, kind.__qualname__, value.name, ref_of(value)]}
+    name = getattr(value, "__name__", None)
+    if type(name) is str and name in TRUSTED_BUILTINS and getattr(builtins, name) is value:
+        return {"$builtin": name}
+    return None
 
 
 _DECODERS = {
@@ -149,7 +220,31 @@ _DECODERS = {
     "$bytes": lambda v, d: base64.b64decode(_expect(v, str), validate=True),
     "$bytearray": lambda v, d: bytearray(base64.b64decode(_expect(v, str), validate=True)),
     "$complex": lambda v, d: complex(_real(d(_pair(v)[0])), _real(d(_pair(v)[1]))),
+    "$range": lambda v, d: range(*(_integer(d(x)) for x in _items(v, 3))),
+    "$Counter": lambda v, d: _trusted("collections", "Counter")(dict(_pairs(v, d))),
+    "$OrderedDict": lambda v, d: _trusted("collections", "OrderedDict")(_pairs(v, d)),
+    "$defaultdict": lambda v, d: _defaultdict(_items(v, 2), d),
+    "$deque": lambda v, d: _trusted("collections", "deque")([d(x) for x in _expect(_items(v, 2)[0], list)],
+                                                            _optional_int(_items(v, 2)[1])),
+    "$Fraction": lambda v, d: _trusted("fractions", "Fraction")(*(_integer(d(x)) for x in _items(v, 2))),
+    "$Decimal": lambda v, d: _trusted("decimal", "Decimal")(_short(_expect(v, str))),
+    "$timedelta": lambda v, d: _trusted("datetime", "timedelta")(*(_integer(x) for x in _items(v, 3))),
+    "$date": lambda v, d: _trusted("datetime", "date")(*(_integer(x) for x in _items(v, 3))),
+    "$timezone": lambda v, d: _timezone(_items(v, 2), d),
+    "$time": lambda v, d: _clock("time", _items(v, 6), d),
+    "$datetime": lambda v, d: _clock("datetime", _items(v, 9), d),
+    "$namedtuple": lambda v, d: _namedtuple(_items(v, 3), d),
+    "$builtin": lambda v, d: _builtin(v),
 }
+#: Builtins that may cross the boundary as themselves (types and pure functions a test may pass
+#: as an argument or compare with), never ones that run code, touch files or leave the process.
+TRUSTED_BUILTINS = frozenset((
+    "abs", "all", "any", "ascii", "bin", "bool", "bytearray", "bytes", "callable", "chr", "complex", "dict",
+    "divmod", "enumerate", "filter", "float", "format", "frozenset", "hash", "hex", "int", "isinstance",
+    "issubclass", "iter", "len", "list", "map", "max", "min", "next", "object", "oct", "ord", "pow", "range",
+    "repr", "reversed", "round", "set", "slice", "sorted", "str", "sum", "tuple", "type", "zip"))
+#: Longest text of a ``Decimal`` or name that the decoder accepts.
+_MAX_TEXT = 4096
 
 
 def _expect(value, kind):
@@ -170,6 +265,83 @@ def _real(value):
     return value
 
 
+def _items(value, count: int) -> list:
+    if type(value) is not list or len(value) != count:
+        raise ValueError(f"malformed value: expected a list of {count}")
+    return value
+
+
+def _integer(value) -> int:
+    if type(value) is not int:
+        raise ValueError(f"malformed value: expected an int, got {type(value).__name__}")
+    return value
+
+
+def _optional_int(value):
+    return None if value is None else _integer(value)
+
+
+def _short(text: str) -> str:
+    if len(text) > _MAX_TEXT:
+        raise ValueError("malformed value: text too long")
+    return text
+
+
+def _trusted(module: str, name: str):
+    """A class of a fixed standard-library module, imported by this process's own name (never a
+    name that came over the wire)."""
+    return getattr(importlib.import_module(module), name)
+
+
+def _pairs(value, decode) -> list:
+    return [(decode(_pair(p)[0]), decode(_pair(p)[1])) for p in _expect(value, list)]
+
+
+def _defaultdict(parts: list, decode):
+    factory = decode(parts[0])
+    if factory is not None and not callable(factory):
+        raise ValueError("malformed defaultdict: its factory is not callable")
+    return _trusted("collections", "defaultdict")(factory, _pairs(parts[1], decode))
+
+
+def _timezone(parts: list, decode):
+    offset, name = decode(parts[0]), parts[1]
+    if type(offset) is not _trusted("datetime", "timedelta") or (name is not None and type(name) is not str):
+        raise ValueError("malformed timezone")
+    timezone = _trusted("datetime", "timezone")
+    return timezone(offset) if name is None or name == timezone(offset).tzname(None) else timezone(offset, _short(name))
+
+
+def _clock(kind: str, parts: list, decode):
+    *numbers, tzinfo, fold = parts
+    tzinfo = decode(tzinfo)
+    if tzinfo is not None and type(tzinfo) is not _trusted("datetime", "timezone"):
+        raise ValueError("malformed time zone")
+    return _trusted("datetime", kind)(*(_integer(x) for x in numbers), tzinfo=tzinfo, fold=_integer(fold))
+
+
+#: namedtuple classes rebuilt by the decoder, by (typename, fields); bounded.
+_NAMEDTUPLES: dict = {}
+
+
+def _namedtuple(parts: list, decode):
+    typename, fields, values = _short(_expect(parts[0], str)), tuple(_expect(parts[1], list)), _expect(parts[2], list)
+    if len(fields) != len(values) or any(type(f) is not str or len(f) > 256 for f in fields):
+        raise ValueError("malformed namedtuple")
+    cls = _NAMEDTUPLES.get((typename, fields))
+    if cls is None:
+        cls = _trusted("collections", "namedtuple")(typename, fields)  # validates the names
+        if len(_NAMEDTUPLES) < 1024:
+            _NAMEDTUPLES[(typename, fields)] = cls
+    return cls(*(decode(v) for v in values))
+
+
+def _builtin(name):
+    if type(name) is not str or name not in TRUSTED_BUILTINS:
+        raise ValueError(f"malformed value: {name!r:.40} is not a builtin that can cross")
+    return getattr(builtins, name)
+
+
 def decode_value(data, resolve, depth: int = 0):
     """Inverse of :func:`encode_value`; ``resolve(ref, type_name)`` rebuilds references.
 
@@ -187,9 +359,31 @@ def decode_value(data, resolve, depth: int = 0):
             return resolve(_expect(data["$ref"], str), _expect(data["$type"], str))
         if len(data) == 1:
             tag, payload = next(iter(data.items()))
+            if tag == "$enum":
+                return _enum_member(_items(payload, 4), resolve)
             if tag in _DECODERS:
-                return _DECODERS[tag](payload, lambda v: decode_value(v, resolve, depth + 1))
+                try:
+                    return _DECODERS[tag](payload, lambda v: decode_value(v, resolve, depth + 1))
+                except (ArithmeticError, LookupError, TypeError) as exc:  # e.g. Fraction(1, 0), a bad date
+                    raise ValueError(f"malformed {tag[1:]} value: {type(exc).__name__}") from None
     raise ValueError(f"malformed value of type {kind.__name__}")
+
+
+def _enum_member(parts: list, resolve):
+    """A member of an enum class of a standard-library module this process has already imported
+    (looked up, never imported); any other enum member stays a handle."""
+    module, qualname, member, ref = parts
+    owner = sys.modules.get(module) if type(module) is str and module.partition(".")[0] in sys.stdlib_module_names else None
+    for part in qualname.split(".") if owner is not None and type(qualname) is str else ():
+        owner = getattr(owner, part, None) if not part.startswith("_") else None
+    enum_type = sys.modules.get("enum")
+    if owner is not None and enum_type is not None and isinstance(owner, enum_type.EnumMeta) and type(member) is str:
+        found = owner.__members__.get(member)
+        if found is not None:
+            return found
+    if ref is None:
+        raise ValueError(f"malformed value: no enum {qualname!r:.80} here")
+    return resolve(_expect(ref, str), "enum member")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -306,10 +500,82 @@ def _set_limit(kind: int, value: int) -> None:
     resource.setrlimit(kind, (value, value))
 
 
+def become(uid: int, keep_caps: int = 0) -> None:
+    """Switch this process (root) to user and group ``uid`` with no supplementary groups,
+    keeping only the capabilities in the bit mask ``keep_caps`` (none by default)."""
+    if keep_caps:
+        _LIBC.prctl(8, 1, 0, 0, 0)  # PR_SET_KEEPCAPS: the permitted set survives the uid change
+    if os.getgroups():  # main() already cleared them: every credential change costs a forked job ~15 us
+        os.setgroups([])
+    os.setresgid(uid, uid, uid)
+    os.setresuid(uid, uid, uid)
+    if keep_caps:
+        header = (ctypes.c_uint32 * 2)(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3, this process
+        data = (ctypes.c_uint32 * 6)(keep_caps, keep_caps, 0, 0, 0, 0)  # effective, permitted, inheritable
+        if _LIBC.capset(header, data) != 0:
+            raise OSError(ctypes.get_errno(), "capset failed")
+        _LIBC.prctl(8, 0, 0, 0, 0)
+
+
+#: Syscalls no test program needs and that widen the kernel surface; a candidate gets EPERM.
+#: By architecture: (AUDIT_ARCH value, syscall numbers).
+DENIED_SYSCALLS = {
+    "x86_64": (0xC000003E, (
+        101, 134, 155, 163, 165, 166, 167, 168, 169, 175, 176, 179, 246, 248, 249, 250, 272, 298, 300, 303,
+        304, 308, 310, 311, 312, 313, 320, 321, 323, 425, 426, 427, 438, 440, 447)),
+    "aarch64": (0xC00000B7, (
+        39, 40, 41, 60, 89, 97, 104, 105, 106, 117, 142, 217, 218, 219, 224, 225, 241, 262, 264, 265, 268, 270,
+        271, 272, 273, 280, 282, 294, 425, 426, 427, 438, 440, 447)),
+}
+_SECCOMP_ALLOW, _SECCOMP_EPERM = 0x7FFF0000, 0x00050001
+
+
+class _SockFilter(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_ushort), ("jt", ctypes.c_ubyte), ("jf", ctypes.c_ubyte), ("k", ctypes.c_uint32)]
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(_SockFilter))]
+
+
+def seccomp_program(machine: str) -> _SockFprog:
+    """A seccomp BPF program that fails :data:`DENIED_SYSCALLS` (and every syscall of another
+    ABI: x32, a foreign architecture) with EPERM and allows the rest (Docker's own profile still
+    applies beneath it)."""
+    if machine not in DENIED_SYSCALLS:
+        raise OSError(f"no seccomp filter for machine {machine!r}: known {sorted(DENIED_SYSCALLS)}")
+    arch, numbers = DENIED_SYSCALLS[machine]
+    n = len(numbers)
+    deny = 6 + n  # index of the final EPERM return
+    code = [(0x20, 0, 0, 4), (0x15, 1, 0, arch), (0x06, 0, 0, _SECCOMP_EPERM), (0x20, 0, 0, 0),
+            (0x35, deny - 5, 0, 0x40000000)]  # ld arch; jeq; ret EPERM; ld nr; jge x32 -> EPERM
+    for i, number in enumerate(numbers):
+        code.append((0x15, deny - (5 + i) - 1, 0, number))
+    code += [(0x06, 0, 0, _SECCOMP_ALLOW), (0x06, 0, 0, _SECCOMP_EPERM)]
+    program = (_SockFilter * len(code))(*code)
+    return _SockFprog(len(code), ctypes.cast(program, ctypes.POINTER(_SockFilter)))
+
+
+def install_seccomp(machine: str) -> None:
+    """Filter this process, and every process it forks from now on, with :func:`seccomp_program`.
+    The runner installs it once at start-up (compiling a filter in every forked job would cost
+    more than the rest of a trivial job's set-up): the runner and the grader never need those
+    syscalls either."""
+    program = seccomp_program(machine)
+    if _LIBC.prctl(38, 1, 0, 0, 0) != 0 or _LIBC.prctl(22, 2, ctypes.byref(program), 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "could not install the seccomp filter")  # NO_NEW_PRIVS, SET_SECCOMP
+
+
+def own_state() -> tuple:
+    """This process's resource limits, niceness, CPU affinity and scheduling policy."""
+    return (tuple(resource.getrlimit(r) for r in _WATCHED_LIMITS), os.getpriority(os.PRIO_PROCESS, 0),
+            os.sched_getaffinity(0), os.sched_getscheduler(0))
+
+
 def child_setup(limits: dict, workdir: str, fds: dict) -> None:
     """Turn a freshly forked process into a candidate process: own session, exactly ``fds``,
-    default signals, the work directory, rlimits (no core dumps and ``sys.argv`` come from
-    :func:`main`)."""
+    default signals, the work directory, rlimits, the job user with no capabilities (the seccomp
+    filter, no core dumps and ``sys.argv`` come from :func:`main`)."""
     gc.freeze()  # the job's collections never traverse (and copy) the objects it inherited
     os.setsid()
     _install_fds(fds)
@@ -320,6 +586,10 @@ def child_setup(limits: dict, workdir: str, fds: dict) -> None:
     _set_limit(resource.RLIMIT_FSIZE, int(limits["max_file_bytes"]))
     _set_limit(resource.RLIMIT_CPU, int(math.ceil(limits["timeout_s"])) + 1)
     _set_limit(resource.RLIMIT_AS, int(limits["memory_mb"]) << 20)
+    become(JOB_UID)
+    ready = max(fds)  # the last descriptor (see spawn)
+    os.write(ready, b"1")  # set-up done: from here on, what happens is the candidate's doing
+    os.close(ready)
 
 
 def _flush_and_exit(code: int) -> None:
@@ -483,6 +753,15 @@ class Child:
                 elif event & _POLL_IN:
                     self._read(fd)
 
+    def reply_pending(self) -> bool:
+        """Whether reply bytes arrived that no request asked for yet (reads what is there)."""
+        if not self.done:
+            try:
+                self._read(self.reply_fd)
+            except (KeyError, OSError):
+                pass
+        return bool(self.replies)
+
     def take_reply(self) -> bytes:
         line, _, rest = bytes(self.replies).partition(b"\n")
         self.replies = bytearray(rest)
@@ -525,10 +804,11 @@ def spawn(limits: dict, workdir: str, stdin: bool, rpc: bool, body) -> tuple[int
     pipe on fd 3 and a reply pipe on fd 4.
 
     Returns ``(pid, fds)`` with the parent's ends: ``out``, ``err``, ``in`` (or None),
-    ``request``, ``reply`` (or None) and ``pidfd``.
+    ``request``, ``reply`` (or None), ``pidfd`` and ``ready`` (see :func:`set_up`).
     """
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
+    ready_r, ready_w = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
     if stdin:
         in_r, in_w = os.pipe()
     else:
@@ -543,16 +823,34 @@ def spawn(limits: dict, workdir: str, stdin: bool, rpc: bool, body) -> tuple[int
             fds = {0: in_r, 1: out_w, 2: err_w}
             if rpc:
                 fds.update({3: req_r, 4: rep_w})
+            fds[max(fds) + 1] = ready_w
             child_setup(limits, workdir, fds)
         except BaseException:
             _report_setup_failure()
         body()
         os._exit(EXIT_SETUP)
-    for fd in (in_r, out_w, err_w, req_r, rep_w):
+    for fd in (in_r, out_w, err_w, req_r, rep_w, ready_w):
         if fd is not None:
             os.close(fd)
     return pid, {"out": out_r, "err": err_r, "in": in_w, "request": req_w, "reply": rep_r,
-                 "pidfd": os.pidfd_open(pid)}
+                 "pidfd": os.pidfd_open(pid), "ready": ready_r}
+
+
+def set_up(ready_fd: int) -> bool:
+    """Whether the candidate process behind ``ready_fd`` (the ``ready`` end from :func:`spawn`)
+    finished its sandbox set-up; closes ``ready_fd``. A process that did not is a sandbox
+    fault, never the candidate's failure: its code never ran."""
+    try:
+        return os.read(ready_fd, 1) == b"1"
+    except BlockingIOError:
+        return False
+    finally:
+        os.close(ready_fd)
+
+
+class SandboxFault(Exception):
+    """The sandbox itself failed during a job (not the candidate): the job is a ``sandbox_error``
+    and the container is replaced."""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -731,6 +1029,8 @@ class RemoteCandidate:
         self.fault_test = -1
         self.memory_test = -1
         self.busy = False
+        #: The candidate left: its process exited, or it raised SystemExit / KeyboardInterrupt.
+        self.exited = False
 
     def fail(self, status: str, message: str):
         self.fault, self.fault_message, self.fault_test = status, message, self.test_index
@@ -749,11 +1049,14 @@ class RemoteCandidate:
         if why == "exit":
             if self.child.out_of_memory():
                 self.fail("memory", "the candidate process ran out of memory")
+            self.exited = True
             self.fail("failed", "the candidate process exited")
         try:
             message = json.loads(self.child.take_reply())
             if type(message) is not dict or type(message.get("ok")) is not bool:
                 raise ValueError("not a reply")
+            if self.child.replies:
+                raise ValueError("more than one reply to one request")
             return message
         except (ValueError, RecursionError) as exc:
             self.fail("failed", f"malformed reply from the candidate process: {exc}"[:300])
@@ -762,6 +1065,8 @@ class RemoteCandidate:
         message = {"op": op, "ref": ref}
         for key, value in fields.items():
             message[key] = encode_value(value, self._ref_of)
+        if self.fault is None and self.child.reply_pending():
+            self.fail("failed", "protocol error: the candidate process wrote a reply before the request")
         self.child.send((json.dumps(message, ensure_ascii=True, allow_nan=False) + "\n").encode())
         self.busy = True
         reply = self.receive()
@@ -790,6 +1095,7 @@ class RemoteCandidate:
             except Exception:
                 pass
         if reply.get("base") == "BaseException" or name in ("SystemExit", "KeyboardInterrupt", "GeneratorExit"):
+            self.exited = True
             return CandidateExit(message)
         return RemoteError(message)
 
@@ -829,6 +1135,7 @@ def _run_function(child: Child, grader: dict, job_deadline: float, test_timeout:
         if not loaded["ok"]:
             load_status = "memory" if loaded.get("type") == "MemoryError" else "failed"
             load_error = f"the candidate code raised during import: {loaded.get('message')}"
+            rpc.exited = loaded.get("base") == "BaseException"
     except CandidateFault as fault:
         load_status, load_error = fault.status, f"loading the candidate code: {fault}"
     load_s = round(time.monotonic() - began, 6)
@@ -840,11 +1147,22 @@ def _run_function(child: Child, grader: dict, job_deadline: float, test_timeout:
             return {"status": "sandbox_error", "tests": results, "load_s": load_s,
                     "error": f"grader setup raised: {_exception_text(exc)}"}
         names = loaded.get("names") if type(loaded.get("names")) is dict else {}
-        load_error = _bind(namespace, names, grader, rpc)
+        previous = signal.signal(signal.SIGALRM, _alarm)
+        signal.setitimer(signal.ITIMER_REAL, max(0.001, job_deadline - time.monotonic()))
+        try:  # whatever goes wrong with the names the candidate reported is the candidate's failure
+            load_error = _bind(namespace, names, grader, rpc)
+        except GraderTimeout:
+            load_status, load_error = "timeout", "binding the candidate's names ran past the time limit"
+        except BaseException as exc:
+            load_error = f"binding the candidate's names: {_exception_text(exc)}"
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
     if load_error is not None:
         for i, test in enumerate(results):
             test.update(status=load_status if i == 0 else "failed", error=load_error)
-        return {"status": load_status, "tests": results, "error": load_error, "load_s": load_s}
+        return {"status": load_status, "tests": results, "error": load_error, "load_s": load_s,
+                "candidate_exited": rpc.exited}
     previous = signal.signal(signal.SIGALRM, _alarm)
     try:
         for i, code_object in enumerate(compiled):
@@ -852,7 +1170,8 @@ def _run_function(child: Child, grader: dict, job_deadline: float, test_timeout:
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
-    return {"status": job_status(results), "tests": results, "error": None, "load_s": load_s}
+    return {"status": job_status(results), "tests": results, "error": None, "load_s": load_s,
+            "candidate_exited": rpc.exited}
 
 
 def _run_test(i: int, code_object, namespace: dict, rpc: RemoteCandidate, job_deadline: float,
@@ -886,31 +1205,41 @@ def _run_test(i: int, code_object, namespace: dict, rpc: RemoteCandidate, job_de
     return {"status": status, "error": error, "time_s": round(time.monotonic() - began, 6)}
 
 
+#: Standard-library modules a candidate's ``import`` makes visible to the tests (in plain Python
+#: the tests run in the candidate's module and see them). The grader imports only these, by these
+#: fixed names: which of them a candidate asks for runs none of its code, and any other module
+#: name (a package's ``__main__``, a file it wrote) is never imported.
+BINDABLE_MODULES = frozenset((
+    "array", "base64", "binascii", "bisect", "calendar", "cmath", "collections", "collections.abc", "copy",
+    "dataclasses", "datetime", "decimal", "difflib", "enum", "fractions", "functools", "hashlib", "heapq",
+    "itertools", "json", "math", "numbers", "operator", "os", "os.path", "pprint", "queue", "random", "re",
+    "statistics", "string", "struct", "sys", "textwrap", "time", "types", "typing", "unicodedata", "zlib"))
+
+
 def _bind(namespace: dict, names: dict, grader: dict, rpc: RemoteCandidate) -> str | None:
     """Bind the candidate's globals into the test namespace; returns an error or None.
 
-    Names the grader already has (from its setup code) and builtins are left alone; a module
-    the candidate imported is imported again here, from the standard library only.
+    Names the grader already has (from its setup code) and builtins are left alone unless
+    ``bind`` names them (a task whose entry point is called ``sum`` calls the candidate's
+    ``sum``); a module the candidate imported is bound only if it is one of
+    :data:`BINDABLE_MODULES`, imported here by that fixed name.
     """
     if grader.get("import_names", True):
         for name, entry in names.items():
             if type(name) is not str or name in namespace or hasattr(builtins, name):
                 continue
-            if type(entry) is not list or len(entry) != 2:
+            if type(entry) is not list or len(entry) != 2 or type(entry[0]) is not str or type(entry[1]) is not str:
                 continue
-            kind, detail = str(entry[0]), str(entry[1])
+            kind, detail = entry
             if kind == "module":
-                if detail.partition(".")[0] in sys.stdlib_module_names:
-                    try:
-                        namespace[name] = importlib.import_module(detail)
-                    except Exception:
-                        pass
+                if detail in BINDABLE_MODULES:
+                    namespace[name] = importlib.import_module(detail)
             else:
-                namespace[name] = RemoteObject(rpc, f"g:{name}", f"{detail} {name!r}")
+                namespace[name] = RemoteObject(rpc, f"g:{name}", f"{detail:.80} {name!r:.80}")
     for alias, target in grader.get("bind", {}).items():
         if target not in names:
             return f"the candidate code does not define {target!r}"
-        namespace[alias] = RemoteObject(rpc, f"g:{target}", f"{names[target][1]} {target!r}")
+        namespace[alias] = RemoteObject(rpc, f"g:{target}", f"{str(names[target][1]):.80} {target!r}")
     return None
 
 
@@ -978,26 +1307,33 @@ def recv_message(sock: socket.socket):
 
 def grader_loop(sock: socket.socket) -> None:
     """Body of the grader process: grade one job per message and answer with the report,
-    which carries the job's nonce. Never forks."""
+    which carries the job's nonce. Never forks. Before each job it checks that its own limits and
+    scheduling are as they were; after each, it asks to be retired once it has grown too big."""
+    state = own_state()
     while True:
         message = recv_message(sock)
         if message is None:
             os._exit(0)
         meta, payload, fds = message
         try:
+            if own_state() != state:
+                raise SandboxFault("the grader's limits or scheduling changed")
             grader = json.loads(payload)
             if meta["mode"] == "function":
                 report = grade_function(meta, grader, fds)
             else:
                 report = grade_program(meta, grader)
         except BaseException as exc:
-            report = {"status": "sandbox_error", "tests": [], "error": f"grader error: {_exception_text(exc)}"}
+            report = {"status": "sandbox_error", "tests": [], "error": f"grader error: {_exception_text(exc)}",
+                      "fatal": f"grader error: {_exception_text(exc)}"}
         finally:
             for fd in fds:
                 try:
                     os.close(fd)
                 except OSError:
                     pass
+        if resource.getrusage(resource.RUSAGE_SELF).ru_maxrss > GRADER_MAX_RSS_KB:
+            report["retire"] = True
         report["nonce"] = meta["nonce"]
         data = json.dumps(report, ensure_ascii=True, allow_nan=False).encode()
         sock.sendall(_MESSAGE.pack(len(data), 0) + data)
@@ -1023,6 +1359,7 @@ class Grader:
                 os.setsid()
                 null = os.open(os.devnull, os.O_RDWR)
                 _install_fds({0: null, 1: null, 2: null, 3: theirs.fileno()})
+                become(GRADER_UID, keep_caps=_CAP_KILL)  # it kills the candidate processes it talks to
                 grader_loop(socket.socket(fileno=3))
             finally:
                 os._exit(EXIT_SETUP)
@@ -1148,44 +1485,45 @@ def sweep(keep: frozenset) -> bool:
     return False
 
 
-def _open_up(path: str) -> None:
-    """Give the owner full access to ``path`` and, for a directory, to everything below it."""
-    os.chmod(path, 0o700)
-    if os.path.isdir(path) and not os.path.islink(path):
-        for entry in os.scandir(path):
-            if entry.is_dir(follow_symlinks=False):
-                _open_up(entry.path)
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
-def _remove_tree(root: str) -> None:
-    """Remove the directory ``root`` and everything below it, at any depth. (Not
-    ``shutil.rmtree``: importing shutil maps bz2 and lzma into the runner, and every job's fork
-    and exit pays for their 20 memory mappings.)"""
-    stack = [(root, False)]
-    while stack:
-        path, emptied = stack.pop()
-        if emptied:
-            os.rmdir(path)
-            continue
-        stack.append((path, True))
-        with os.scandir(path) as entries:
-            for entry in entries:
-                if entry.is_dir(follow_symlinks=False):
-                    stack.append((entry.path, False))
-                else:
-                    os.unlink(entry.path)
+def _entries(dir_fd: int) -> list:
+    """``(name, is_directory)`` of every entry of the directory open at ``dir_fd``."""
+    with os.scandir(dir_fd) as entries:
+        return [(entry.name, entry.is_dir(follow_symlinks=False)) for entry in entries]
 
 
-def _force_remove(path: str) -> None:
-    """Remove a file or a whole tree, even one a job made unreadable (chmod 0)."""
-    is_tree = os.path.isdir(path) and not os.path.islink(path)
+def empty_directory(root: str) -> None:
+    """Remove everything below the directory ``root``, whatever a job made there: any depth, names
+    that add up to paths longer than ``PATH_MAX``, directories without permissions, symlinks
+    (never followed). Iterative and relative to directory descriptors: the subdirectories of a
+    directory being removed are first moved up into ``root``, so no more than two directories are
+    open and no path is ever longer than one name. (The runner may bypass permissions.)"""
+    root_fd = os.open(root, _DIR_FLAGS)
+    moved = 0
     try:
-        _remove_tree(path) if is_tree else os.unlink(path)
-    except OSError:
-        if not is_tree:
-            raise
-        _open_up(path)
-        _remove_tree(path)
+        top = _entries(root_fd)
+        while top:
+            moved_before = moved
+            for name, is_dir in top:
+                if not is_dir:
+                    os.unlink(name, dir_fd=root_fd)
+                    continue
+                fd = os.open(name, _DIR_FLAGS, dir_fd=root_fd)
+                try:
+                    for inner, inner_is_dir in _entries(fd):
+                        if inner_is_dir:
+                            moved += 1
+                            os.rename(inner, f".scrub-{os.urandom(6).hex()}-{moved}", src_dir_fd=fd, dst_dir_fd=root_fd)
+                        else:
+                            os.unlink(inner, dir_fd=fd)
+                finally:
+                    os.close(fd)
+                os.rmdir(name, dir_fd=root_fd)
+            top = _entries(root_fd) if moved > moved_before else []  # only what was moved up is left
+    finally:
+        os.close(root_fd)
 
 
 def scrub() -> list[str]:
@@ -1193,21 +1531,20 @@ def scrub() -> list[str]:
     left = []
     for root in SCRUB_DIRS:
         try:
-            names = os.listdir(root)
-        except OSError:
-            continue
-        for name in names:
-            path = os.path.join(root, name)
-            try:
-                _force_remove(path)
-            except OSError as exc:
-                left.append(f"{path}: {exc.strerror}")
+            empty_directory(root)
+        except FileNotFoundError as exc:
+            if exc.filename in (root, None) and not os.path.isdir(root):
+                continue  # this container has no such place
+            left.append(f"{root}: {exc.strerror}")
+        except OSError as exc:
+            left.append(f"{root}: {exc.strerror}")
     if _sysv_ipc_in_use():
         pid = os.fork()
         if pid == 0:
             null = os.open(os.devnull, os.O_RDWR)
             _install_fds({0: null, 1: null, 2: null})
             try:
+                become(JOB_UID)  # the objects are the job user's: only their owner may remove them
                 os.execvp("ipcrm", ["ipcrm", "--all"])
             finally:
                 os._exit(127)
@@ -1249,18 +1586,26 @@ def _write_files(workdir: str, files: dict) -> None:
         parts = relative.split("/")
         if relative.startswith("/") or any(p in ("", ".", "..") for p in parts):
             raise ValueError(f"bad file path {relative!r}: expected a relative path without '..'")
+        for depth in range(1, len(parts)):
+            folder = os.path.join(workdir, *parts[:depth])
+            if not os.path.isdir(folder):
+                os.mkdir(folder, 0o700)
+                os.chown(folder, JOB_UID, JOB_UID)
         path = os.path.join(workdir, *parts)
-        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
         with open(path, "wb") as handle:
             handle.write(base64.b64decode(encoded))
+        os.chown(path, JOB_UID, JOB_UID)
 
 
-def _run_cases(header: dict, candidate: dict, workdir: str, oom_before: int) -> list:
-    """Run the program once per stdin (the runner is the parent, pumping each run)."""
+def _run_cases(header: dict, candidate: dict, workdir: str, oom_before: int, keep_pids: frozenset) -> list:
+    """Run the program once per stdin (the runner is the parent, pumping each run). Processes
+    an earlier run left behind are killed before the next run starts."""
     limits, keep, code = header["limits"], int(header.get("keep_output_bytes", 4096)), candidate["code"]
     job_deadline = time.monotonic() + float(limits["timeout_s"])
     runs = []
     for stdin in candidate["stdins"]:
+        if runs and not sweep(keep_pids):
+            raise SandboxFault("processes of an earlier run survived the sweep")
         began = time.monotonic()
         if began >= job_deadline:
             runs.append({"status": "not_run", "error": "not run: the job's time limit was reached", "time_s": 0.0,
@@ -1272,6 +1617,8 @@ def _run_cases(header: dict, candidate: dict, workdir: str, oom_before: int) -> 
                       host_fd=0)
         why = child.pump(min(job_deadline, began + float(limits["test_timeout_s"])))
         child.close()
+        if not set_up(fds["ready"]):
+            raise SandboxFault(f"a candidate process's set-up failed: {_text(child.output(child.err_fd), 2000)}")
         run = {"status": "ran", "error": None, "time_s": round(child.elapsed(), 6), "exit_code": child.exit_code(),
                "stdout": child.output(child.out_fd), "stderr": _text(child.output(child.err_fd), keep)}
         if why == "timeout":
@@ -1291,20 +1638,21 @@ def run_job(header: dict, candidate: dict, grader: Grader) -> dict:
     grader with a fresh nonce, and check the nonce on the report. The caller sweeps."""
     began = time.monotonic()
     oom_before = oom_kills()
-    runs, fds = [], []
+    runs, fds, ready = [], [], None
     try:
         limits, keep = header["limits"], int(header.get("keep_output_bytes", 4096))
         workdir = os.path.join(WORK_ROOT, "job-" + os.urandom(6).hex())
         os.mkdir(workdir, 0o700)
+        os.chown(workdir, JOB_UID, JOB_UID)
         _write_files(workdir, candidate.get("files", {}))
         if header["mode"] == "program":
-            runs = _run_cases(header, candidate, workdir, oom_before)
+            runs = _run_cases(header, candidate, workdir, oom_before, frozenset([grader.pid]))
             meta = {"mode": "program", "runs": [{"status": r["status"], "error": r["error"],
                                                  "stdout": base64.b64encode(r["stdout"]).decode()} for r in runs]}
         elif header["mode"] == "function":
             code = candidate["code"]
             pid, parts = spawn(limits, workdir, False, True, lambda: function_main(code))
-            fds = [parts["request"], parts["reply"], parts["out"], parts["err"], parts["pidfd"]]
+            fds, ready = [parts["request"], parts["reply"], parts["out"], parts["err"], parts["pidfd"]], parts["ready"]
             meta = {"mode": "function", "pid": pid, "started": began, "limits": limits, "keep_output_bytes": keep,
                     "oom_before": oom_before}
         else:
@@ -1322,8 +1670,11 @@ def run_job(header: dict, candidate: dict, grader: Grader) -> dict:
         for fd in fds:
             os.close(fd)
     result = _verdict(report, reason, exit_status, nonce, oom_before)
-    if reason != "ok" or "nonce" not in result:
-        grader.stop()  # dead, wedged or forged: replace it
+    if ready is not None and not set_up(ready) and result.get("status") != "ok":
+        raise SandboxFault(f"the candidate process's set-up failed: {result.get('error')}")
+    retire = result.pop("retire", False)
+    if reason != "ok" or "nonce" not in result or retire:
+        grader.stop()  # dead, wedged, forged or grown too big: replace it
     result.pop("nonce", None)
     if runs:
         for test, run in zip(result.get("tests", []), runs, strict=False):
@@ -1342,9 +1693,8 @@ def _verdict(report_bytes: bytes, reason: str, exit_status: int | None, nonce: s
         code = os.waitstatus_to_exitcode(exit_status)
         if oom_kills() > oom_before:
             return {"status": "memory", "tests": [], "error": "the job ran out of memory (the grader was OOM-killed)"}
-        if code < 0:  # a candidate process can signal the grader (same uid): the candidate's failure
-            return {"status": "failed", "tests": [], "error": f"the grader process was killed by signal {-code}"}
-        return {"status": "sandbox_error", "tests": [], "error": f"the grader process exited with status {code}"}
+        how = f"killed by signal {-code}" if code < 0 else f"exited with status {code}"
+        return {"status": "sandbox_error", "tests": [], "error": f"the grader process {how}", "fatal": f"the grader {how}"}
     try:
         report = json.loads(report_bytes)
     except ValueError:
@@ -1365,6 +1715,14 @@ def main() -> int:
     if os.getpid() != 1:
         sys.stderr.write("the sandbox runner must be PID 1 of its container (it kills every other process)\n")
         return 2
+    if os.geteuid() != 0 or 0 in (JOB_UID, GRADER_UID) or JOB_UID == GRADER_UID:
+        sys.stderr.write(f"the sandbox runner must start as root (with CAP_SETUID/CAP_SETGID) to run jobs as uid "
+                         f"{JOB_UID} and the grader as uid {GRADER_UID}, two different non-root users; it runs as "
+                         f"uid {os.geteuid()}\n")
+        return 2
+    os.chdir("/")  # nothing a job can write is the runner's or the grader's working directory
+    os.setgroups([])  # root's supplementary groups: no process of the container keeps any
+    install_seccomp(os.uname().machine)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # PID 1: nothing inside the container may stop it
     if _set_dumpable(0) != 0:
         sys.stderr.write("could not make the runner non-dumpable\n")
@@ -1380,7 +1738,9 @@ def main() -> int:
     ctypes.CDLL(None).malloc_trim(0)  # free heap pages (start-up garbage) are not copied into every fork
     grader = Grader()
     grader.start()
-    _write_line({"ready": True, "runner": RUNNER_VERSION, "python": sys.version.split()[0], "uid": os.getuid()})
+    state = own_state()
+    _write_line({"ready": True, "runner": RUNNER_VERSION, "python": sys.version.split()[0], "uid": os.getuid(),
+                 "job_uid": JOB_UID, "grader_uid": GRADER_UID})
     while True:
         size = read_frame_length(0)
         if size is None:
@@ -1389,9 +1749,12 @@ def main() -> int:
         header = json.loads(read_exact(0, size) or b"{}")
         candidate = json.loads(read_exact(0, read_frame_length(0) or 0) or b"{}")
         try:
+            if own_state() != state:
+                raise SandboxFault("the runner's limits or scheduling changed")
             result = run_job(header, candidate, grader)
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            result = {"status": "sandbox_error", "tests": [], "error": f"runner: {_exception_text(exc)}"}
+        except (OSError, ValueError, KeyError, TypeError, SandboxFault) as exc:
+            error = f"runner: {_exception_text(exc)}"
+            result = {"status": "sandbox_error", "tests": [], "error": error, "fatal": error}
             grader.stop()
         del candidate
         result["id"] = header.get("id")

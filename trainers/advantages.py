@@ -28,7 +28,10 @@ Conventions (pinned in the tests against ``shared/reference/trainers.md`` §4):
                            whitening (unbiased variance, as TRL / verl PPO)
 =========================  ===============================================================
 
-Zero-variance groups get exactly zero advantage (never NaN).
+A group whose rewards are all exactly equal gets exactly zero advantage from every group
+estimator (never NaN, and never the tiny non-zero mean/std that float32 rounding gives rewards
+such as 0.1 or 1.1, which ``(r - mean) / (std + eps)`` would blow up); whitening a batch whose
+values are all equal gives zeros.
 """
 
 from __future__ import annotations
@@ -92,10 +95,21 @@ def sequence_scores(rewards: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     return rewards.float() if rewards.dim() == 1 else (rewards.float() * mask).sum(1)
 
 
+def zero_variance_groups(scores: torch.Tensor, group_ids: torch.Tensor) -> torch.Tensor:
+    """``(B,)`` bool: True for episodes whose group's scores (``(B,)``) are all exactly equal (no
+    learning signal)."""
+    _, inverse = torch.unique(group_ids, return_inverse=True)
+    n = int(inverse.max()) + 1 if inverse.numel() else 0
+    hi = torch.full((n,), -torch.inf, device=scores.device).scatter_reduce(0, inverse, scores.float(), "amax")
+    lo = torch.full((n,), torch.inf, device=scores.device).scatter_reduce(0, inverse, scores.float(), "amin")
+    return (hi == lo)[inverse]
+
+
 def group_stats(scores: torch.Tensor, group_ids: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """Per-episode ``(group mean, group unbiased std, group size)``, each ``(B,)``.
 
-    The std of a singleton group is 0.
+    The std of a singleton group is 0. In a group whose scores are all equal, the mean is
+    exactly that score and the std exactly 0 (a float32 sum would round them off).
     """
     _, inverse = torch.unique(group_ids, return_inverse=True)
     n_groups = int(inverse.max()) + 1 if inverse.numel() else 0
@@ -104,7 +118,9 @@ def group_stats(scores: torch.Tensor, group_ids: torch.Tensor) -> tuple[torch.Te
     mean = zeros.index_add(0, inverse, scores.float()) / count
     sq = zeros.index_add(0, inverse, (scores.float() - mean[inverse]) ** 2)
     std = torch.where(count > 1, sq / (count - 1).clamp(min=1), zeros).sqrt()
-    return mean[inverse], std[inverse], count[inverse]
+    uniform = zero_variance_groups(scores, group_ids)
+    return (torch.where(uniform, scores.float(), mean[inverse]), torch.where(uniform, 0.0, std[inverse]),
+            count[inverse])
 
 
 def masked_whiten(
@@ -116,6 +132,11 @@ def masked_whiten(
     two valid tokens the values are only centered.
     """
     m = mask.float()
+    valid = mask.bool()
+    extremes = all_reduce(torch.stack([torch.where(valid, values.float(), -torch.inf).max(),
+                                       -torch.where(valid, values.float(), torch.inf).min()]), op="max")
+    if shift_mean and bool(extremes[0] == -extremes[1]):  # every valid value equal (on all ranks): all zero
+        return torch.zeros_like(values, dtype=torch.float32)
     stats = all_reduce(torch.stack([(values * m).sum(), m.sum()]).float())
     total, n = stats[0], stats[1]
     mean = total / n.clamp(min=1)
@@ -179,7 +200,8 @@ def reinforce_pp_baseline(rewards: torch.Tensor, mask: torch.Tensor, group_ids: 
     scores = sequence_scores(rewards, mask)
     mean, _, _ = group_stats(scores, group_ids)
     centered = (scores - mean).unsqueeze(1) * mask
-    return masked_whiten(centered, mask, unbiased=unbiased), scores.unsqueeze(1) * mask
+    signal = ~zero_variance_groups(scores, group_ids)  # whitening's shift must not move equal groups off 0
+    return masked_whiten(centered, mask, unbiased=unbiased) * signal.unsqueeze(1), scores.unsqueeze(1) * mask
 
 
 @register("rloo")

@@ -4,8 +4,9 @@ A row is ``{"prompt": str, "completions": [step, ...], "labels": [bool, ...]}``.
 ``AutoModelForTokenClassification`` with two labels (0 = bad step, 1 = good step); each step is
 followed by ``step_suffix`` and its label sits on the last token of ``step + step_suffix``, every
 other token is ignored (-100) — TRL's PRM layout, built by :func:`rlenv.rm_inputs.stepwise_ids`
-exactly as :class:`envs.prm.PRMVerifier` reads it. The loss is the token-level cross-entropy of the
-model (mean over labelled tokens of the batch).
+exactly as :class:`envs.prm.PRMVerifier` reads it. The step suffix is recorded in the model config
+(``config.json`` once saved): the verifier reads it and splits completions on it. The loss is the
+token-level cross-entropy of the model (mean over labelled tokens of the batch).
 
 Example::
 
@@ -20,7 +21,15 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from rlenv.rm_inputs import check_stepwise_row, ensure_pad_token, stepwise_ids
+from rlenv.rm_inputs import (
+    DEFAULT_STEP_SUFFIX,
+    OVERLONG,
+    check_stepwise_row,
+    ensure_pad_token,
+    record_layout,
+    recorded_layout,
+    stepwise_ids,
+)
 from trainers.supervised import FitConfig, as_rows, fit, padded
 
 #: Label id of a correct step (index 1 of the two outputs); 0 is an incorrect step.
@@ -33,25 +42,41 @@ class PRMConfig(FitConfig):
     """Settings of :func:`train_prm` (optimization fields: see :class:`trainers.supervised.FitConfig`).
 
     Attributes:
-        step_suffix: Text appended to every step (TRL ``step_separator``, default ``"\\n"``); the
-            verifier must use the same.
-        max_length: Longest input in tokens; prompts are cut from the left to fit, and a row whose
-            steps alone do not fit raises ``ValueError``.
+        step_suffix: Text appended to every step (TRL ``step_separator``, default ``"\\n"``);
+            recorded in the model config, where :class:`envs.prm.PRMVerifier` reads it (it also
+            splits completions into steps on it).
+        max_length: Longest input in tokens (None: no limit).
+        overlong: What happens to a row longer than ``max_length``: ``"truncate"`` (default) cuts
+            its prompt from the left to fit (a row whose steps alone do not fit raises
+            ``ValueError``); ``"drop"`` leaves the row out. (TRL's PRM trainer instead cuts the
+            end of the input, losing the labels of the last steps.)
         train_on_last_step_only: Label only the final step of each row (outcome-style supervision).
     """
 
     step_suffix: str = "\n"
     max_length: int | None = 1024
+    overlong: str = "truncate"
     train_on_last_step_only: bool = False
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.overlong not in OVERLONG:
+            raise ValueError(f"overlong must be one of {OVERLONG}, got {self.overlong!r}")
 
 
 @dataclasses.dataclass
 class PRMReport:
-    """What :func:`train_prm` did: the loss of every step, the rows and labelled steps used, held-out accuracy."""
+    """What :func:`train_prm` did: the loss of every step, the rows and labelled steps used, held-out accuracy.
+
+    ``num_truncated`` rows had their prompt cut to ``max_length``; ``num_dropped`` rows were left
+    out for being longer (``overlong="drop"``).
+    """
 
     losses: list[float]
     num_rows: int
     num_steps: int
+    num_truncated: int = 0
+    num_dropped: int = 0
     eval_step_accuracy: float | None = None
 
 
@@ -60,22 +85,33 @@ class _Example:
     input_ids: list[int]
     positions: list[int]
     labels: list[int]
+    truncated: bool
 
 
-def _encode(tokenizer: Any, rows: Any, config: PRMConfig, last_only: bool) -> list[_Example]:
-    examples = []
+def _encode(tokenizer: Any, rows: Any, config: PRMConfig, last_only: bool) -> tuple[list[_Example], int]:
+    """Encoded rows (overlong ones cut or dropped per ``config``) and the number dropped."""
+    examples, dropped = [], 0
     for index, row in enumerate(as_rows(rows)):
         check_stepwise_row(row, index)
-        try:
-            ids, positions = stepwise_ids(tokenizer, row["prompt"], row["completions"], config.step_suffix,
-                                          config.max_length)
-        except ValueError as exc:
-            raise ValueError(f"stepwise row {index}: {exc}") from None
+        ids, positions = stepwise_ids(tokenizer, row["prompt"], row["completions"], config.step_suffix)
+        cut = config.max_length is not None and len(ids) > config.max_length
+        if cut and config.overlong == "drop":
+            dropped += 1
+            continue
+        if cut:
+            try:
+                ids, positions = stepwise_ids(tokenizer, row["prompt"], row["completions"], config.step_suffix,
+                                              config.max_length)
+            except ValueError as exc:
+                raise ValueError(f"stepwise row {index}: {exc}") from None
         labels = [int(bool(label)) for label in row["labels"]]
         if last_only:
             positions, labels = positions[-1:], labels[-1:]
-        examples.append(_Example(ids, positions, labels))
-    return examples
+        examples.append(_Example(ids, positions, labels, cut))
+    if not examples and dropped:
+        raise ValueError(f"all {dropped} stepwise rows are longer than max_length={config.max_length} tokens "
+                         f"(overlong='drop')")
+    return examples, dropped
 
 
 def _check_model(model: Any) -> None:
@@ -94,14 +130,16 @@ def train_prm(model: Any, tokenizer: Any, rows: Any, config: PRMConfig | None = 
         eval_rows: Optional held-out rows; their step accuracy (every step) is reported.
 
     Returns:
-        A :class:`PRMReport`; the model is left in eval mode on ``config.device``.
+        A :class:`PRMReport`; the model is left in eval mode on ``config.device``, its config
+        records the ``"stepwise"`` layout and ``step_suffix`` (:func:`rlenv.rm_inputs.record_layout`).
     """
     import torch
 
     config = config or PRMConfig()
     _check_model(model)
     ensure_pad_token(tokenizer, model.config)
-    examples = _encode(tokenizer, rows, config, config.train_on_last_step_only)
+    examples, dropped = _encode(tokenizer, rows, config, config.train_on_last_step_only)
+    record_layout(model.config, "stepwise", step_suffix=config.step_suffix)
 
     def loss_fn(model: Any, batch: list[_Example]) -> Any:
         input_ids, mask = padded(tokenizer, [e.input_ids for e in batch], model.device)
@@ -111,20 +149,25 @@ def train_prm(model: Any, tokenizer: Any, rows: Any, config: PRMConfig | None = 
         return model(input_ids=input_ids, attention_mask=mask, labels=labels).loss
 
     losses = fit(model, examples, loss_fn, config, desc="process reward model")
-    report = PRMReport(losses, len(examples), sum(len(e.labels) for e in examples))
+    report = PRMReport(losses, len(examples), sum(len(e.labels) for e in examples),
+                       sum(e.truncated for e in examples), dropped)
     if eval_rows is not None:
         report.eval_step_accuracy = step_accuracy(model, tokenizer, eval_rows, config)
     return report
 
 
 def step_accuracy(model: Any, tokenizer: Any, rows: Any, config: PRMConfig | None = None) -> float:
-    """Fraction of all steps of ``rows`` whose predicted label (P(good) >= 0.5) equals the row's label."""
+    """Fraction of all steps of ``rows`` whose predicted label (P(good) >= 0.5) equals the row's label.
+
+    Without ``config``, the step suffix is the one recorded in the model config (``"\\n"`` when none is).
+    """
     import torch
 
-    config = config or PRMConfig()
+    if config is None:
+        config = PRMConfig(step_suffix=recorded_layout(model.config).get("step_suffix", DEFAULT_STEP_SUFFIX))
     _check_model(model)
     ensure_pad_token(tokenizer, model.config)
-    examples = _encode(tokenizer, rows, config, last_only=False)
+    examples, _ = _encode(tokenizer, rows, config, last_only=False)
     if not examples:
         raise ValueError("no stepwise rows to evaluate")
     model.eval()

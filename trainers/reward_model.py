@@ -3,8 +3,11 @@
 The loss for a pair is ``-log sigmoid(r(prompt, chosen) - r(prompt, rejected) - margin)`` (plus an
 optional ``center_rewards_coefficient * mean((r_c + r_r)^2)`` that keeps rewards centred on 0),
 where ``r`` is the single output of an ``AutoModelForSequenceClassification(num_labels=1)`` read at
-the last non-pad token. Inputs are laid out by :func:`rlenv.rm_inputs.pair_ids`, exactly as
-:class:`envs.safety.RewardModelVerifier` reads them, so a saved model scores as it was trained.
+the last non-pad token. Inputs are laid out by :func:`rlenv.rm_inputs.pair_ids` as TRL's
+``RewardTrainer`` lays them out: plain-text rows as ``prompt + completion + eos``, conversational
+rows through the chat template. The layout is recorded in the model config (``config.json`` once
+saved) and :class:`envs.safety.RewardModelVerifier` reads it, so a saved model scores as it was
+trained.
 
 Example::
 
@@ -20,7 +23,16 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
-from rlenv.rm_inputs import TRUNCATION_SIDES, check_preference_row, ensure_pad_token, pair_ids, truncate
+from rlenv.rm_inputs import (
+    OVERLONG,
+    TRUNCATION_SIDES,
+    ensure_pad_token,
+    pair_ids,
+    preference_row_layout,
+    record_layout,
+    resolve_pair_layout,
+    truncate,
+)
 from trainers.supervised import FitConfig, as_rows, fit, padded
 
 
@@ -29,14 +41,21 @@ class RewardModelConfig(FitConfig):
     """Settings of :func:`train_reward_model` (optimization fields: see :class:`trainers.supervised.FitConfig`).
 
     Attributes:
-        max_length: Longest pair in tokens; longer pairs are cut on ``truncation_side`` (the
-            verifier's default ``"left"`` keeps the end, where the score is read).
-        truncation_side: ``"left"`` or ``"right"``.
-        use_chat_template: None = the tokenizer's chat template when it has one (as the verifier).
+        max_length: Longest chosen or rejected input in tokens (None: no limit).
+        overlong: What happens to a pair with a side longer than ``max_length``: ``"truncate"``
+            (default) cuts it on ``truncation_side``; ``"drop"`` leaves the pair out, as TRL's
+            ``RewardTrainer`` does (its ``max_length`` filter).
+        truncation_side: ``"left"`` (default, as the verifier: keeps the end, where the score is
+            read) or ``"right"``.
+        use_chat_template: None (default) follows the rows, as TRL: plain-text rows are laid out
+            as ``prompt + completion + eos``, conversational rows through the chat template. True
+            renders plain-text rows as a ``[user: prompt, assistant: completion]`` conversation;
+            False refuses conversational rows.
         center_rewards_coefficient: Weight of the ``mean((r_c + r_r)^2)`` centring term, or None.
     """
 
     max_length: int | None = 1024
+    overlong: str = "truncate"
     truncation_side: str = "left"
     use_chat_template: bool | None = None
     center_rewards_coefficient: float | None = None
@@ -45,6 +64,8 @@ class RewardModelConfig(FitConfig):
         super().__post_init__()
         if self.truncation_side not in TRUNCATION_SIDES:
             raise ValueError(f"truncation_side must be one of {TRUNCATION_SIDES}, got {self.truncation_side!r}")
+        if self.overlong not in OVERLONG:
+            raise ValueError(f"overlong must be one of {OVERLONG}, got {self.overlong!r}")
 
 
 @dataclasses.dataclass
@@ -55,12 +76,16 @@ class RewardModelReport:
         losses: Loss of every optimizer step.
         num_pairs: Training pairs used.
         num_truncated: Pairs whose chosen or rejected side was cut to ``max_length``.
+        num_dropped: Pairs left out for being longer than ``max_length`` (``overlong="drop"``).
+        layout: The input layout trained (``"plain"`` or ``"chat"``), recorded in the model config.
         eval_accuracy: Pairwise accuracy on ``eval_rows`` after training (None without them).
     """
 
     losses: list[float]
     num_pairs: int
     num_truncated: int
+    num_dropped: int
+    layout: str
     eval_accuracy: float | None = None
 
 
@@ -72,14 +97,41 @@ class _Pair:
     truncated: bool
 
 
-def _encode_pairs(tokenizer: Any, rows: Any, config: RewardModelConfig) -> list[_Pair]:
-    pairs = []
-    for index, row in enumerate(as_rows(rows)):
-        check_preference_row(row, index)
-        sides = [truncate(pair_ids(tokenizer, row["prompt"], row[key], config.use_chat_template),
-                          config.max_length, config.truncation_side) for key in ("chosen", "rejected")]
-        pairs.append(_Pair(sides[0][0], sides[1][0], float(row.get("margin") or 0.0), sides[0][1] or sides[1][1]))
-    return pairs
+def rows_layout(rows: Sequence[dict[str, Any]], use_chat_template: bool | None) -> str:
+    """The pair layout of preference ``rows`` (all plain or all conversational), as TRL decides it.
+
+    ``use_chat_template`` overrides it (see :class:`RewardModelConfig`). Raises ``ValueError`` on a
+    malformed row, on rows that mix plain and conversational, and on conversational rows with
+    ``use_chat_template=False``.
+    """
+    layouts = [preference_row_layout(row, index) for index, row in enumerate(rows)]
+    if not layouts:
+        raise ValueError("no preference rows")
+    if len(set(layouts)) > 1:
+        other = next(i for i, layout in enumerate(layouts) if layout != layouts[0])
+        raise ValueError(f"preference rows mix layouts: row 0 is {layouts[0]!r}, row {other} is {layouts[other]!r}")
+    if use_chat_template is False and layouts[0] == "chat":
+        raise ValueError("use_chat_template=False but the preference rows are conversational (chat messages)")
+    return "chat" if use_chat_template else layouts[0]
+
+
+def _encode_pairs(tokenizer: Any, rows: list[dict[str, Any]], layout: str,
+                  config: RewardModelConfig) -> tuple[list[_Pair], int]:
+    """Encoded pairs (overlong ones cut or dropped per ``config``) and the number dropped."""
+    pairs, dropped = [], 0
+    for row in rows:
+        prompt = row.get("prompt", [] if layout == "chat" else "")
+        sides = [pair_ids(tokenizer, prompt, row[key], layout) for key in ("chosen", "rejected")]
+        limit = config.max_length
+        if config.overlong == "drop" and limit is not None and max(len(ids) for ids in sides) > limit:
+            dropped += 1
+            continue
+        (chosen, cut_c), (rejected, cut_r) = (truncate(ids, limit, config.truncation_side) for ids in sides)
+        pairs.append(_Pair(chosen, rejected, float(row.get("margin") or 0.0), cut_c or cut_r))
+    if not pairs:
+        raise ValueError(f"all {dropped} preference pairs are longer than max_length={config.max_length} tokens "
+                         f"(overlong='drop')")
+    return pairs, dropped
 
 
 def _rewards(model: Any, tokenizer: Any, sequences: Sequence[Sequence[int]]) -> Any:
@@ -106,19 +158,24 @@ def train_reward_model(
         tokenizer: Its tokenizer; it gets a pad token (its EOS) when it has none, mirrored on the
             model config so the saved model reads its score at the same position.
         rows: A list of dict rows, a ``datasets.Dataset`` or data file path(s); each row has
-            ``prompt``, ``chosen``, ``rejected`` (str) and optionally ``margin`` (float).
+            ``chosen`` and ``rejected`` and optionally ``prompt`` (all plain strings, or all lists
+            of chat messages: TRL's conversational rows) and ``margin`` (float).
         config: Training settings (default :class:`RewardModelConfig`).
         eval_rows: Optional held-out rows; their pairwise accuracy is reported.
 
     Returns:
-        A :class:`RewardModelReport`; the model is left in eval mode on ``config.device``.
+        A :class:`RewardModelReport`; the model is left in eval mode on ``config.device``, its
+        config records the input layout (:func:`rlenv.rm_inputs.record_layout`).
     """
     import torch.nn.functional as F
 
     config = config or RewardModelConfig()
     _check_model(model)
     ensure_pad_token(tokenizer, model.config)
-    pairs = _encode_pairs(tokenizer, rows, config)
+    rows = as_rows(rows)
+    layout = rows_layout(rows, config.use_chat_template)
+    pairs, dropped = _encode_pairs(tokenizer, rows, layout, config)
+    record_layout(model.config, layout)
     center = config.center_rewards_coefficient
 
     def loss_fn(model: Any, batch: list[_Pair]) -> Any:
@@ -131,22 +188,27 @@ def train_reward_model(
         return loss
 
     losses = fit(model, pairs, loss_fn, config, desc="reward model")
-    report = RewardModelReport(losses, len(pairs), sum(p.truncated for p in pairs))
+    report = RewardModelReport(losses, len(pairs), sum(p.truncated for p in pairs), dropped, layout)
     if eval_rows is not None:
         report.eval_accuracy = pairwise_accuracy(model, tokenizer, eval_rows, config)
     return report
 
 
 def pairwise_accuracy(model: Any, tokenizer: Any, rows: Any, config: RewardModelConfig | None = None) -> float:
-    """Fraction of preference ``rows`` whose chosen side scores strictly higher than the rejected side."""
+    """Fraction of preference ``rows`` whose chosen side scores strictly higher than the rejected side.
+
+    The rows are laid out as the verifier reads the model: ``config.use_chat_template`` when set,
+    else the layout recorded in the model config, else the rows' own layout.
+    """
     import torch
 
     config = config or RewardModelConfig()
     _check_model(model)
     ensure_pad_token(tokenizer, model.config)
-    pairs = _encode_pairs(tokenizer, rows, config)
-    if not pairs:
-        raise ValueError("no preference rows to evaluate")
+    rows = as_rows(rows)
+    conversational = rows_layout(rows, None) == "chat"
+    layout = resolve_pair_layout(model.config, config.use_chat_template, conversational, owner="the reward model")
+    pairs, _ = _encode_pairs(tokenizer, rows, layout, config)
     model.eval()
     wins = 0
     with torch.inference_mode():

@@ -23,6 +23,7 @@ import numpy as np
 import torch
 
 from rlenv.types import Completion, RewardResult, Status
+from trainers.advantages import zero_variance_groups
 from trainers.batch import EpisodeBatch, step_rewards_to_tokens
 
 logger = logging.getLogger(__name__)
@@ -370,15 +371,6 @@ def run_episodes(
         group_ids=group_ids.to(device), truncated=truncated, token_rewards=token_rewards,
         rollout_logprobs=gen.logprobs, infos=episode_infos,
     )
-
-
-def zero_variance_groups(rewards: torch.Tensor, group_ids: torch.Tensor) -> torch.Tensor:
-    """``(B,)`` bool: True for episodes whose group's rewards are all equal (no learning signal)."""
-    _, inverse = torch.unique(group_ids, return_inverse=True)
-    n = int(inverse.max()) + 1 if len(inverse) else 0
-    hi = torch.full((n,), -torch.inf, device=rewards.device).scatter_reduce(0, inverse, rewards.float(), "amax")
-    lo = torch.full((n,), torch.inf, device=rewards.device).scatter_reduce(0, inverse, rewards.float(), "amin")
-    return (hi == lo)[inverse]
 
 
 def collect(

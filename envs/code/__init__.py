@@ -7,6 +7,8 @@ from the raw text when it has no fence.
 
 from envs.code.extraction import extract_code, fenced_blocks
 from envs.code.formats import AssertTests, HumanEvalTests, IOTests, split_check
+from envs.code.timing import calibrate_time_limits
 from envs.code.verifier import CodeVerifier
 
-__all__ = ["AssertTests", "CodeVerifier", "HumanEvalTests", "IOTests", "extract_code", "fenced_blocks", "split_check"]
+__all__ = ["AssertTests", "CodeVerifier", "HumanEvalTests", "IOTests", "calibrate_time_limits", "extract_code", "fenced_blocks",
+           "split_check"]

@@ -1,64 +1,14 @@
-"""Finding the code in a completion: markdown fences or raw text."""
+"""Reading code: which functions and names a program defines or calls (the fences themselves are
+read by :mod:`rlenv.code_blocks`, shared with the hack detectors)."""
 
 from __future__ import annotations
 
 import ast
-import re
 
-#: Fence info strings that mean Python.
-PYTHON_TAGS = ("python", "py", "python3", "py3")
-#: Which fenced block :func:`extract_code` returns when there are several.
-BLOCK_CHOICES = ("last", "first", "longest")
+from rlenv.code_blocks import BLOCK_CHOICES, PYTHON_TAGS, extract_code, fenced_blocks
 
-_FENCE = re.compile(r"^[ \t]*(?P<fence>`{3,}|~{3,})[ \t]*(?P<tag>[\w+#.-]*)[^\n]*\n", re.M)
-
-
-def fenced_blocks(text: str) -> list[tuple[str, str]]:
-    """Every fenced block of ``text`` as ``(tag, code)``, in order.
-
-    A block opens with a line of three or more backticks (or tildes) and an optional info
-    string, and closes with a line of at least as many of the same character. A block left open
-    at the end of the text (a truncated generation) runs to the end.
-    """
-    blocks, pos = [], 0
-    while True:
-        opening = _FENCE.search(text, pos)
-        if opening is None:
-            return blocks
-        fence = opening.group("fence")
-        closing = re.compile(rf"^[ \t]*{re.escape(fence[0])}{{{len(fence)},}}[ \t]*$", re.M).search(text, opening.end())
-        end = closing.start() if closing else len(text)
-        blocks.append((opening.group("tag").lower(), text[opening.end():end]))
-        if closing is None:
-            return blocks
-        pos = closing.end()
-
-
-def extract_code(completion: str, block: str = "last") -> str | None:
-    """The code of ``completion``, or None when there is none.
-
-    With fenced blocks, the ``block`` (``"last"``, ``"first"`` or ``"longest"``) among those
-    tagged Python is returned, else among the untagged ones, else among all. Without fences the
-    whole completion is code (leading indentation kept: it may continue a function body).
-    Blank or whitespace-only code is None.
-    """
-    if block not in BLOCK_CHOICES:
-        raise ValueError(f"block must be one of {BLOCK_CHOICES}, got {block!r}")
-    blocks = fenced_blocks(completion)
-    if blocks:
-        python = [code for tag, code in blocks if tag in PYTHON_TAGS]
-        untagged = [code for tag, code in blocks if not tag]
-        pool = python or untagged or [code for _, code in blocks]
-        if block == "last":
-            code = pool[-1]
-        elif block == "first":
-            code = pool[0]
-        else:
-            code = max(pool, key=len)
-    else:
-        code = completion
-    code = code.rstrip()
-    return code if code.strip() else None
+__all__ = ["BLOCK_CHOICES", "PYTHON_TAGS", "called_names", "defines_function", "extract_code", "fenced_blocks",
+           "top_level_names"]
 
 
 def defines_function(code: str, name: str) -> bool:
@@ -69,3 +19,22 @@ def defines_function(code: str, name: str) -> bool:
         return False
     return any(isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name
                for node in tree.body)
+
+
+def top_level_names(code: str) -> frozenset[str]:
+    """Names ``code`` defines at top level with ``def`` or ``class`` (empty when it does not parse)."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return frozenset()
+    return frozenset(node.name for node in tree.body
+                     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)))
+
+
+def called_names(source: str) -> frozenset[str]:
+    """Plain names that ``source`` calls (``f(...)``); empty when it does not parse."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return frozenset()
+    return frozenset(node.func.id for node in ast.walk(tree) if isinstance(node, ast.Call) and isinstance(node.func, ast.Name))

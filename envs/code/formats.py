@@ -4,12 +4,14 @@
   ``check(candidate)``; ``entry_point`` names the function. Each top-level statement of
   ``check`` that contains an ``assert`` is one test (preceding set-up statements go with it).
 * :class:`AssertTests` (MBPP): the completion is a module; each ``assert`` line of
-  ``test_list`` is one test, after ``test_setup_code``.
+  ``test_list`` is one test. ``test_setup_code`` runs after the completion, in the candidate's
+  process (it may build objects of the candidate's own classes); assertions never do.
 * :class:`IOTests`: the completion is a program; each ``(stdin, expected stdout)`` pair is one
   test, compared ``exact``-ly, token by token or with numeric tolerance.
 
 Tests always run in the sandbox's grader process, the candidate's values crossing as plain data
-(see :mod:`sandbox.jobs`).
+(see :mod:`sandbox.jobs`). Each format may carry ``time_limit_s``, the task's own per-test time
+limit (see :mod:`envs.code.timing`), which overrides the verifier's default.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import dataclasses
 import functools
 from collections.abc import Sequence
 
-from envs.code.extraction import defines_function, extract_code
+from envs.code.extraction import called_names, defines_function, extract_code, top_level_names
 from sandbox import FunctionJob, IOCase, Limits, ProgramJob
 from sandbox.runner import COMPARE_MODES
 
@@ -88,10 +90,12 @@ class HumanEvalTests:
     prompt: str
     test: str
     entry_point: str
+    time_limit_s: float | None = None
 
     def __post_init__(self) -> None:
         if not self.entry_point.isidentifier():
             raise ValueError(f"entry_point must be a Python identifier, got {self.entry_point!r}")
+        _check_time_limit(self.time_limit_s)
         split_check(self.test)  # fail early on a malformed test
 
     @functools.cached_property
@@ -121,18 +125,44 @@ class HumanEvalTests:
                            bind={parameter: self.entry_point, self.entry_point: self.entry_point}, limits=limits)
 
 
+def _check_time_limit(value: float | None) -> None:
+    if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 3600):
+        raise ValueError(f"time_limit_s must be None or a number of seconds in (0, 3600), got {value!r}")
+
+
 @dataclasses.dataclass(frozen=True)
 class AssertTests:
-    """Hidden tests of an MBPP-format task: ``assert`` statements run after ``setup``."""
+    """Hidden tests of an MBPP-format task: ``assert`` statements, each one test.
+
+    Attributes:
+        tests: The ``assert`` statements.
+        setup: Code run after the candidate's code in the candidate's process (MBPP's
+            ``test_setup_code``: it may build objects of the candidate's classes); the names it
+            defines are visible to the tests as candidate objects.
+        entry_points: Functions the tests call that must be the candidate's even where their
+            names are builtins' (a task asking for ``sum``); other candidate names are visible
+            to the tests too, but never in place of a builtin.
+        time_limit_s: The task's own per-test time limit, or None for the verifier's.
+        test_imports: Trusted import statements run in the grader before the tests (the
+            ``test_imports`` of sanitized MBPP, e.g. ``import math`` for ``math.isclose``).
+    """
 
     tests: tuple[str, ...]
     setup: str = ""
+    entry_points: tuple[str, ...] = ()
+    time_limit_s: float | None = None
+    test_imports: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "tests", tuple(self.tests))
+        object.__setattr__(self, "entry_points", tuple(self.entry_points))
         if not self.tests:
             raise ValueError("AssertTests needs at least one test")
-        for test in self.tests:
+        _check_time_limit(self.time_limit_s)
+        for name in self.entry_points:
+            if not isinstance(name, str) or not name.isidentifier():
+                raise ValueError(f"entry_points must be Python identifiers, got {name!r}")
+        for test in (*self.tests, self.test_imports):
             try:
                 compile(test, "<test>", "exec")
             except SyntaxError as exc:
@@ -147,7 +177,17 @@ class AssertTests:
         if code is None:
             return None
         program = f"{code}\n\n{self.setup}\n" if self.setup.strip() else f"{code}\n"
-        return FunctionJob(program, self.tests, setup=self.setup, limits=limits)
+        return FunctionJob(program, self.tests, setup=self.test_imports, bind={name: name for name in self.entry_points},
+                           limits=limits)
+
+    @classmethod
+    def from_reference(cls, tests: Sequence[str], setup: str = "", reference: str | None = None,
+                       time_limit_s: float | None = None, test_imports: str = "") -> AssertTests:
+        """Tests whose entry points are the functions the tests call that ``reference`` (a
+        correct solution) defines."""
+        defined = top_level_names(reference) if reference else frozenset()
+        called = frozenset().union(*(called_names(test) for test in tests))
+        return cls(tuple(tests), setup, tuple(sorted(called & defined)), time_limit_s, test_imports)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -162,8 +202,10 @@ class IOTests:
     compare: str = "tokens"
     rel_tol: float = 1e-6
     abs_tol: float = 1e-6
+    time_limit_s: float | None = None
 
     def __post_init__(self) -> None:
+        _check_time_limit(self.time_limit_s)
         cases = tuple((str(stdin), str(expected)) for stdin, expected in self.cases)
         if not cases:
             raise ValueError("IOTests needs at least one (stdin, expected) case")

@@ -1,8 +1,10 @@
 """``rlenv/MBPP-v0``: short Python programming problems, original MBPP JSONL format.
 
 Rows have ``task_id``, ``text`` (the problem), ``code`` (a reference solution), ``test_list``
-(``assert`` lines), ``test_setup_code`` and ``challenge_test_list``. As in the MBPP paper, the
-prompt shows the problem and its tests. Pass the MBPP file with ``data_files=``; without it a
+(``assert`` lines), ``test_setup_code`` and ``challenge_test_list``, and optionally
+``time_limit_s`` (the task's per-test time limit) and ``test_imports`` (sanitized MBPP's
+import lines for the tests). As in the MBPP paper, the prompt shows the
+problem and its tests. Pass the MBPP file with ``data_files=``; without it a
 small embedded sample in the same format is used (``envs/code/data/mbpp_sample.jsonl``).
 """
 
@@ -29,7 +31,8 @@ def mbpp_task(row: dict[str, Any], index: int, challenge_tests: bool = False) ->
             raise ValueError(f"MBPP row {index} lacks column {column!r}; present: {sorted(row)}")
     shown = [str(t) for t in row["test_list"]]
     hidden = shown + ([str(t) for t in row.get("challenge_test_list") or []] if challenge_tests else [])
-    tests = AssertTests(tuple(hidden), str(row.get("test_setup_code") or ""))
+    tests = AssertTests.from_reference(hidden, str(row.get("test_setup_code") or ""), row.get("code"),
+                                       row.get("time_limit_s"), "\n".join(row.get("test_imports") or ()))
     prompt = PROMPT_FORMAT.format(text=row["text"], tests="\n".join(shown))
     metadata = {"text": row["text"], "num_tests": tests.num_tests}
     return Task(row["id"], prompt, tests, row.get("code"), metadata)

@@ -26,8 +26,11 @@ class CodeVerifier:
     Args:
         reward: ``"all"`` (default): 1.0 when every test passes, else 0.0; ``"fraction"``: the
             fraction of tests passed.
-        test_timeout_s: Wall-clock limit of one test, seconds.
-        max_timeout_s: Cap on the whole job's time limit (``test_timeout_s * (tests + 1)``).
+        test_timeout_s: Wall-clock limit of one test, seconds, for tasks that carry no limit of
+            their own (``time_limit_s`` of the task's tests, e.g. from
+            :func:`envs.code.timing.calibrate_time_limits`).
+        max_timeout_s: Cap on the whole job's time limit (``test_timeout_s * (tests + 1)``); a
+            task's own limit is not capped.
         memory_mb: Address-space limit of the candidate's processes, MiB.
         block: Which fenced code block to run when there are several (``"last"``, ``"first"``,
             ``"longest"``).
@@ -37,7 +40,8 @@ class CodeVerifier:
     Statuses: ``correct`` (all tests pass), ``incorrect`` (a test failed, ran out of memory or
     printed too much), ``timeout``, ``unparsable`` (no code) and ``error`` (the sandbox failed).
     ``details`` holds the sandbox ``job_status``, ``tests`` (one ``{"status", "time_s",
-    "error"}`` per test), ``passed``/``total``, ``error`` and ``timings``.
+    "error"}`` per test), ``passed``/``total``, ``error``, ``candidate_exited`` (the candidate
+    left before or during its tests: a structured fact for detectors) and ``timings``.
     """
 
     name = "code"
@@ -58,10 +62,13 @@ class CodeVerifier:
     def __getstate__(self) -> dict[str, Any]:
         return dict(self.__dict__, pool=None)
 
-    def limits(self, num_tests: int) -> Limits:
-        """The sandbox limits of a job with ``num_tests`` tests."""
-        return Limits(timeout_s=min(self.max_timeout_s, self.test_timeout_s * (num_tests + 1)),
-                      test_timeout_s=self.test_timeout_s, memory_mb=self.memory_mb)
+    def limits(self, num_tests: int, time_limit_s: float | None = None) -> Limits:
+        """The sandbox limits of a job with ``num_tests`` tests; ``time_limit_s`` is the task's
+        own per-test limit (it replaces ``test_timeout_s``, and the job's limit grows with it)."""
+        per_test = time_limit_s or self.test_timeout_s
+        job = per_test * (num_tests + 1)
+        return Limits(timeout_s=job if time_limit_s else min(self.max_timeout_s, job), test_timeout_s=per_test,
+                      memory_mb=self.memory_mb)
 
     def _tests(self, task: Task) -> HumanEvalTests | AssertTests | IOTests:
         if not isinstance(task.reference, (HumanEvalTests, AssertTests, IOTests)):
@@ -71,7 +78,7 @@ class CodeVerifier:
 
     def _submit(self, task: Task, completion: str) -> cf.Future | RewardResult:
         tests = self._tests(task)
-        job = tests.job(completion, self.limits(tests.num_tests), self.block)
+        job = tests.job(completion, self.limits(tests.num_tests, tests.time_limit_s), self.block)
         if job is None:
             return RewardResult(0.0, Status.UNPARSABLE, {"pass_fraction": 0.0}, verifier=self.name,
                                 verifier_version=self.version, details={"reason": "no code in the completion",
@@ -85,7 +92,7 @@ class CodeVerifier:
         value = float(job.ok) if self.reward == "all" else fraction
         details = {"job_status": job.status.value, "passed": job.num_passed, "total": total, "error": job.error,
                    "tests": [{"status": t.status.value, "time_s": t.time_s, "error": t.error} for t in job.tests],
-                   "timings": dict(job.timings)}
+                   "candidate_exited": job.candidate_exited, "timings": dict(job.timings)}
         return RewardResult(value, _STATUS[job.status], {"pass_fraction": fraction, "all_passed": float(job.ok)},
                             verifier=self.name, verifier_version=self.version, details=details)
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rlenv.types import RewardResult, Status, Task
+from rlenv.wrappers.nonanswer import non_answer_kind
 
 
 class FormatVerifier:
@@ -42,4 +44,8 @@ class FormatVerifier:
 
     def __call__(self, task: Task, completion: str) -> RewardResult:
         checks, details = self.check(task, completion)
-        return self.result(checks, details)
+        result = self.result(checks, details)
+        if non_answer_kind(completion) == "empty":  # an empty reply satisfies no format, whatever the checks say
+            return dataclasses.replace(result, value=0.0, status=Status.INCORRECT, components={self.name: 0.0},
+                                       details={**result.details, "non_answer": "empty"})
+        return result

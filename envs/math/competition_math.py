@@ -1,8 +1,10 @@
-"""``rlenv/MATH-v0``: competition problems in the MATH format (``problem``, ``solution``, optional ``answer``).
+"""``rlenv/MATH-v0``: competition problems in the MATH format (``problem`` with ``solution`` and/or ``answer``).
 
 The reference is the ``answer`` column when the data has one, else the last ``\\boxed{}`` of the
-solution; the gold completion is the solution. Without ``data_files`` the env uses a small
-embedded sample (``envs/math/data/math_sample.jsonl``, written for this project).
+solution; the gold completion is the solution, or ``\\boxed{answer}`` for rows with no worked
+solution (AIME, DAPO-Math and most modern sets have only ``problem`` and ``answer``). Without
+``data_files`` the env uses a small embedded sample (``envs/math/data/math_sample.jsonl``, written
+for this project).
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ def math_task(row: dict[str, Any], index: int) -> Task:
         reference = last_boxed(solution) if isinstance(solution, str) else None
         if not reference:
             raise ValueError(f"MATH row {index}: no answer column and no \\boxed{{}} in the solution: {solution!r:.200}")
+    if not isinstance(solution, str) or not solution.strip():
+        solution = f"\\boxed{{{reference}}}"
     metadata = {k: v for k, v in row.items() if k not in _TASK_FIELDS}
     return Task(row["id"], row["prompt"], str(reference), solution, metadata)
 
@@ -49,7 +53,7 @@ def make_math_env(
             default: the embedded sample.
         fields: Column mapping onto task fields; default ``{"prompt": "problem",
             "gold_completion": "solution"}`` plus ``{"reference": "answer"}`` when an ``answer``
-            column exists.
+            column exists (and no ``gold_completion`` when there is no ``solution`` column).
         verifier: Defaults to ``MathVerifier()``.
         prompt_template: ``str.format`` template around the problem.
         **env_kwargs: Passed to :class:`~rlenv.env.TextEnv`.
@@ -58,6 +62,8 @@ def make_math_env(
     mapping = dict(DEFAULT_FIELDS)
     if "answer" in rows.column_names:
         mapping["reference"] = "answer"
+        if "solution" not in rows.column_names:
+            del mapping["gold_completion"]
     mapping.update(fields or {})
     source = DatasetSource(rows, mapping, row_to_task=math_task)
     return TextEnv(source, verifier or MathVerifier(), prompt_template=prompt_template, **env_kwargs)

@@ -21,13 +21,13 @@ import dataclasses
 import re
 from collections.abc import Sequence
 
+from rlenv.boxed import NUMBER, boxed_spans, unwrap_boxed
+
 #: All anchored formats, in the default priority order.
 ANSWER_FORMATS: tuple[str, ...] = ("boxed", "gsm8k", "answer_tag", "answer_is")
 #: The name reported for answers found by the last-number fallback.
 LAST_NUMBER = "last_number"
 
-_BOXED = re.compile(r"\\(?:boxed|fbox)(?![A-Za-z])")
-_BRACE_TOKENS = re.compile(r"\\.|[{}]", re.S)
 _GSM8K = re.compile(r"####[ \t]*([^\n]*)")
 _ANSWER_TAGS = re.compile(r"<(/?)answer>", re.I)
 _ANSWER_IS = re.compile(
@@ -37,7 +37,6 @@ _ANSWER_IS = re.compile(
     re.I,
 )
 _SENTENCE_END = re.compile(r"\.(?=\s|$)|\bI hope\b")
-_NUMBER = re.compile(r"(?<![\w.])-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?")
 _DELIMITERS = (("$$", "$$"), ("$", "$"), ("\\(", "\\)"), ("\\[", "\\]"))
 _THINK_END = "</think>"
 _SINGLE_LETTER_FONT = re.compile(r"\\math(?:rm|it)\s*\{\s*([A-Za-z])\s*\}")
@@ -63,76 +62,10 @@ class Extraction:
         return self.answers[-1] if self.answers else None
 
 
-def _closing_braces(text: str) -> dict[int, int]:
-    """``{open_index: close_index}`` for every matched brace pair of ``text`` (one linear pass).
-
-    Escaped ``\\{``/``\\}`` do not count; unmatched braces are left out.
-    """
-    pairs, stack = {}, []
-    for match in _BRACE_TOKENS.finditer(text):
-        token = match.group()
-        if token == "{":
-            stack.append(match.start())
-        elif token == "}" and stack:
-            pairs[stack.pop()] = match.start()
-    return pairs
-
-
-def braces_balanced(text: str) -> bool:
-    """True when every ``{`` of ``text`` is closed and no ``}`` comes unopened (escapes ignored)."""
-    depth = 0
-    for match in _BRACE_TOKENS.finditer(text):
-        depth += {"{": 1, "}": -1}.get(match.group(), 0)
-        if depth < 0:
-            return False
-    return depth == 0
-
-
 def boxed_answers(text: str) -> list[str]:
-    """Contents of the top-level ``\\boxed``/``\\fbox`` commands of ``text``, in order.
-
-    Nested braces are matched (escaped ``\\{``/``\\}`` do not count); a box nested in another
-    box is part of the outer answer; an unclosed box (a cut-off completion) is skipped.
-    """
-    answers: list[str] = []
-    pairs: dict[int, int] | None = None
-    position = 0
-    for match in _BOXED.finditer(text):
-        if match.start() < position:
-            continue  # inside the previous box
-        start = match.end()
-        while start < len(text) and text[start] in " \t":
-            start += 1
-        if start < len(text) and text[start] == "{":
-            pairs = _closing_braces(text) if pairs is None else pairs
-            end = pairs.get(start)
-            if end is None:
-                continue
-            answers.append(_unwrap_span(text, pairs, start + 1, end))
-            position = end + 1
-        else:
-            token = re.match(r"[^\s$]*", text[start:start + 200]).group()
-            answers.append(token)
-            position = start + len(token)
-    return answers
-
-
-def _unwrap_span(text: str, pairs: dict[int, int], start: int, end: int) -> str:
-    """``text[start:end]`` stripped, with boxes that wrap all of it removed (``pairs`` of ``text``)."""
-    while True:
-        while start < end and text[start].isspace():
-            start += 1
-        while end > start and text[end - 1].isspace():
-            end -= 1
-        match = _BOXED.match(text, start, end)
-        if match is None or match.end() >= end or text[match.end()] != "{" or pairs.get(match.end()) != end - 1:
-            return text[start:end]
-        start, end = match.end() + 1, end - 1
-
-
-def unwrap_boxed(answer: str) -> str:
-    """``\\boxed{X}`` (the whole string) -> ``X``, repeatedly; anything else unchanged (stripped)."""
-    return _unwrap_span(answer, _closing_braces(answer), 0, len(answer))
+    """Contents of the top-level ``\\boxed``/``\\fbox`` commands of ``text``, in order (see
+    :func:`rlenv.boxed.boxed_spans`, the reading the hack detectors share)."""
+    return [text[start:end] for start, end in boxed_spans(text)]
 
 
 def last_boxed(text: str) -> str | None:
@@ -241,7 +174,7 @@ def extract_answers(
         if answers:
             return Extraction(fmt, answers)
     if last_number:
-        numbers = _NUMBER.findall(text)
+        numbers = NUMBER.findall(text)
         if numbers:
             return Extraction(LAST_NUMBER, (numbers[-1],))
     return Extraction(None, ())

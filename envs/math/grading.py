@@ -16,6 +16,9 @@ Policy (see also the README section "Math environments"):
   timeouts off (the deadline is enforced by :mod:`envs.math.pool`). math-verify's leniencies
   stay: ``x = 3`` vs ``3``, ``10\\%`` vs ``10`` vs ``0.1``, ``\\frac{2}{4}`` vs ``\\frac12``,
   ``1+1`` vs ``2``, units text, set order.
+* **Notations math-verify misreads** (:mod:`envs.math.answer_forms`): ``90°``, repeating
+  decimals and scalar-times-matrix are rewritten before parsing; numbers with a base subscript,
+  multiple-choice letters and text answers (``\\text{an ellipse}``) are compared by their form.
 * **Unparsed answers are compared as text**: when math-verify cannot turn one side into a sympy
   object (e.g. ``4\\sqrt(2)``, ``\\forall x>0, f(x)=0``), the two answers must be equal as
   normalized text. math-verify itself would compare a truncated fallback string, or a number
@@ -33,8 +36,10 @@ from typing import Any
 from math_verify import ExprExtractionConfig, LatexExtractionConfig, parse, verify
 from sympy import Basic, Integer, MatrixBase
 
+from envs.math.answer_forms import compare_forms, normalize_notation
 from envs.math.config import GradingConfig
-from envs.math.extraction import braces_balanced, clean_answer, extract_answers
+from envs.math.extraction import clean_answer, extract_answers
+from rlenv.boxed import braces_balanced
 
 _PLAIN_NUMBER = re.compile(
     r"""^(?P<sign>[-+])?\s*(?:\\?\$|USD\s*|€|£)?\s*(?P<sign2>-)?\s*
@@ -71,24 +76,29 @@ def parse_answer(answer: str) -> ParsedAnswer:
     Plain integers skip math-verify's number parser (``sympy.Number(str)`` is slow) and become
     ``Integer`` directly, which is what that parser would build.
     """
+    text, answer = answer, normalize_notation(answer)
     number = _PLAIN_NUMBER.match(answer)
     if number is not None:
         sign = "-" if "-" in (number["sign"] or "", number["sign2"] or "") else ""
         digits = number["number"].replace(",", "")
         if digits.isdigit() and not number["percent"]:
-            return ParsedAnswer(answer, (Integer(int(sign + digits)), str(int(sign + digits))))
-        text = f"{sign}{number['number']}{'%' if number['percent'] else ''}"
-        values = parse(text, [ExprExtractionConfig()], parsing_timeout=None)
+            return ParsedAnswer(text, (Integer(int(sign + digits)), str(int(sign + digits))))
+        plain = f"{sign}{number['number']}{'%' if number['percent'] else ''}"
+        values = parse(plain, [ExprExtractionConfig()], parsing_timeout=None)
     elif braces_balanced(answer):
         values = parse(f"\\boxed{{{answer}}}", [LatexExtractionConfig(boxed_match_priority=0)],
                        parsing_timeout=None)
     else:
         values = []
-    return ParsedAnswer(answer, tuple(values))
+    return ParsedAnswer(text, tuple(values))
 
 
 def answers_match(gold: ParsedAnswer, pred: ParsedAnswer, config: GradingConfig) -> bool:
-    """True when ``pred`` is equivalent to ``gold`` (math-verify, gold first; text when unparsed)."""
+    """True when ``pred`` is equivalent to ``gold`` (by form for the notations of
+    :func:`~envs.math.answer_forms.compare_forms`, else math-verify, gold first; text when unparsed)."""
+    by_form = compare_forms(gold.text, pred.text)
+    if by_form is not None:
+        return by_form
     if gold.symbolic and pred.symbolic:
         return verify(list(gold.values), list(pred.values), float_rounding=config.float_rounding,
                       numeric_precision=config.numeric_precision, strict=config.strict, timeout_seconds=None)

@@ -44,7 +44,8 @@ class PRMEnv(TextEnv):
             ``"sum"`` the reward is ``outcome + prm_weight * prm``.
         outcome_mode: ``"gate"`` or ``"sum"``.
         prm_weight: Weight of the PRM in ``"sum"`` mode.
-        step_separator: Joins the steps of stepwise rows into gold completions.
+        step_separator: Joins the steps of stepwise rows into gold completions (default: the
+            verifier's ``step_suffix``, which its default splitter cuts on).
         **env_kwargs: :class:`rlenv.TextEnv` options.
 
     Example::
@@ -63,19 +64,19 @@ class PRMEnv(TextEnv):
         outcome: Any = None,
         outcome_mode: str = "gate",
         prm_weight: float = 1.0,
-        step_separator: str = "\n",
+        step_separator: str | None = None,
         **env_kwargs: Any,
     ):
         if outcome_mode not in OUTCOME_MODES:
             raise ValueError(f"outcome_mode must be one of {OUTCOME_MODES}, got {outcome_mode!r}")
         if isinstance(splitter, Mapping):
             splitter = StepSplitter(**splitter)
+        prm = PRMVerifier(model, splitter=splitter, **dict(prm_kwargs or {}))
         rows = load_rows(data_files if data_files is not None else default_problems())
         if {"completions", "labels"} <= set(rows.column_names):
-            source = stepwise_source(rows, step_separator)
+            source = stepwise_source(rows, prm.step_suffix if step_separator is None else step_separator)
         else:
             source = DatasetSource(rows, fields)
-        prm = PRMVerifier(model, splitter=splitter, **dict(prm_kwargs or {}))
         verifier: Any = prm
         if outcome is not None:
             if outcome_mode == "gate":

@@ -8,8 +8,16 @@ from typing import Any
 
 from envs.hf import ModelVerifier
 from envs.prm.aggregate import AGGREGATIONS, DENSE_MODES, aggregate, dense_rewards, first_error
-from envs.prm.steps import StepSplitter
-from rlenv.rm_inputs import pair_ids, stepwise_ids, truncate
+from envs.prm.steps import Span, StepSplitter
+from rlenv.rm_inputs import (
+    DEFAULT_STEP_SUFFIX,
+    pair_ids,
+    recorded_layout,
+    resolve_pair_layout,
+    stepwise_ids,
+    truncate,
+    warn_once,
+)
 from rlenv.types import RewardResult, Status, StepReward, Task
 
 #: How a PRM checkpoint turns steps into scores (and the Auto class that loads it).
@@ -23,8 +31,18 @@ KINDS = {
 class PRMVerifier(ModelVerifier):
     """Scores each reasoning step of a completion with a process reward model.
 
-    The completion is split by ``splitter`` (character offsets kept); the steps are scored by the
-    checkpoint according to ``kind``:
+    **Steps.** The completion is split by ``splitter`` (character offsets kept). By default the
+    splitter cuts on ``step_suffix`` itself (``StepSplitter(separator=step_suffix)``): one setting
+    says where steps end, as in TRL's PRM layout, where a completion is its steps joined by the
+    separator. ``step_suffix`` is, first that applies: the argument; the suffix recorded in the
+    checkpoint's config by :func:`trainers.prm.train_prm`; ``"\\n"`` (TRL's default
+    ``step_separator``). Pass ``splitter=`` when steps are delimited otherwise (``Step k:``
+    headers, a step tag the policy never writes such as Qwen2.5-Math-PRM's ``"<extra_0>"`` with
+    ``StepSplitter(separator="\\n\\n")``). A step whose text still holds ``step_suffix`` (e.g. a
+    whole multi-line completion read as one step by a mismatched splitter) is reported in
+    ``details["steps_holding_suffix"]`` and logged once: the model never saw such a step.
+
+    **Scores.** The steps are scored by the checkpoint according to ``kind``:
 
     * ``"token_classification"`` (default; TRL PRM layout, also Qwen2.5-Math-PRM's with
       ``step_suffix="<extra_0>"``): ``[bos] prompt step_1 suffix step_2 suffix ...``; step k's
@@ -33,7 +51,8 @@ class PRMVerifier(ModelVerifier):
       step tag (e.g. ``" ки"``); the score is ``P(good_token)`` renormalized over
       ``{good_token, bad_token}`` at the tag.
     * ``"prefix_classifier"``: a sequence classifier scores each prefix ``step_1 suffix ...
-      step_k suffix`` as a completion of the prompt (:func:`rlenv.rm_inputs.pair_ids` layout);
+      step_k suffix`` as a completion of the prompt (:func:`rlenv.rm_inputs.pair_ids` in the
+      checkpoint's recorded pair layout, ``"plain"`` when none is, or ``use_chat_template``);
       ``sigmoid(logit)`` for one output, ``softmax[positive_label]`` otherwise.
 
     The result's ``value`` is ``aggregate(scores, aggregation)``; ``step_rewards`` carries the
@@ -46,8 +65,8 @@ class PRMVerifier(ModelVerifier):
 
     Example::
 
-        prm = PRMVerifier("path/to/prm", splitter=StepSplitter("step_k"), aggregation="min", dense="delta")
-        result = prm(task, "Step 1: 2 + 3 = 5\\nStep 2: 5 * 4 = 20")
+        prm = PRMVerifier("path/to/prm", aggregation="min", dense="delta")   # steps end at "\\n"
+        result = prm(task, "2 + 3 = 5\\n5 * 4 = 20")
         result.step_rewards    # (StepReward(value, start, end), ...)
     """
 
@@ -60,7 +79,7 @@ class PRMVerifier(ModelVerifier):
         *,
         kind: str = "token_classification",
         splitter: StepSplitter | None = None,
-        step_suffix: str = "\n",
+        step_suffix: str | None = None,
         aggregation: str = "min",
         dense: str = "raw",
         eta: float | None = None,
@@ -69,6 +88,7 @@ class PRMVerifier(ModelVerifier):
         good_token: str = "+",
         bad_token: str = "-",
         max_length: int | None = 2048,
+        use_chat_template: bool | None = None,
         device: str = "cpu",
         dtype: str = "float32",
         batch_size: int = 16,
@@ -85,15 +105,42 @@ class PRMVerifier(ModelVerifier):
             raise ValueError(f"dense must be one of {DENSE_MODES}, got {dense!r}")
         if dense == "clip" and eta is None:
             raise ValueError("dense='clip' needs eta (r_k = min(s_k - eta, 0))")
+        if step_suffix is not None and not isinstance(step_suffix, str):
+            raise ValueError(f"step_suffix must be a str or None, got {step_suffix!r}")
         if kind == "step_tag_lm" and not step_suffix:
             raise ValueError("kind='step_tag_lm' needs step_suffix= set to the step tag, e.g. ' ки'")
+        if step_suffix == "" and splitter is None:
+            raise ValueError("step_suffix='' cannot delimit steps: pass splitter= as well")
         self.kind = kind
-        self.splitter = splitter or StepSplitter()
-        self.step_suffix = step_suffix
+        self._splitter = splitter
+        self._step_suffix = step_suffix
+        self.use_chat_template = use_chat_template
         self.aggregation, self.dense, self.eta = aggregation, dense, eta
         self.threshold = float(threshold)
         self.positive_label = int(positive_label)
         self.good_token, self.bad_token = good_token, bad_token
+
+    @property
+    def step_suffix(self) -> str:
+        """The text after every step: the argument, else the checkpoint's recorded one, else ``"\\n"``."""
+        if self._step_suffix is not None:
+            return self._step_suffix
+        recorded = self._recorded_suffix()
+        return DEFAULT_STEP_SUFFIX if recorded is None else recorded
+
+    def _recorded_suffix(self) -> str | None:
+        record = recorded_layout(self.model.config)
+        return record.get("step_suffix") if record.get("layout") == "stepwise" else None
+
+    @property
+    def splitter(self) -> StepSplitter:
+        """The step splitter: the argument, else ``StepSplitter(separator=step_suffix)``."""
+        if self._splitter is not None:
+            return self._splitter
+        suffix = self.step_suffix
+        if not suffix:
+            raise ValueError(f"{self.config.path} records an empty step suffix: pass splitter=")
+        return StepSplitter("separator", separator=suffix)
 
     # -- scoring steps -----------------------------------------------------------------------
     def _label_ids(self) -> tuple[int, int]:
@@ -114,14 +161,15 @@ class PRMVerifier(ModelVerifier):
         if self.kind == "prefix_classifier" and num_labels > 1 and not 0 <= self.positive_label < num_labels:
             raise ValueError(f"positive_label={self.positive_label} out of range for a model with {num_labels} labels")
 
-    def _encode(self, prompt: str, steps: Sequence[str]) -> list[tuple[list[int], list[int]]]:
+    def _encode(self, prompt: str, steps: Sequence[str], suffix: str,
+                layout: str | None) -> list[tuple[list[int], list[int]]]:
         """Model inputs for one solution: ``[(input_ids, score_positions), ...]``."""
-        if self.kind != "prefix_classifier":
-            return [stepwise_ids(self.tokenizer, prompt, steps, self.step_suffix, self.max_length)]
+        if layout is None:
+            return [stepwise_ids(self.tokenizer, prompt, steps, suffix, self.max_length)]
         inputs, prefix = [], ""
         for step in steps:
-            prefix += step + self.step_suffix
-            ids, _ = truncate(pair_ids(self.tokenizer, prompt, prefix), self.max_length, "left")
+            prefix += step + suffix
+            ids, _ = truncate(pair_ids(self.tokenizer, prompt, prefix, layout), self.max_length, "left")
             inputs.append((ids, [len(ids) - 1]))
         return inputs
 
@@ -150,12 +198,18 @@ class PRMVerifier(ModelVerifier):
         if len(prompts) != len(steps):
             raise ValueError(f"got {len(prompts)} prompts but {len(steps)} step lists")
         self._check_outputs()
+        suffix, recorded = self.step_suffix, self._recorded_suffix()
+        if recorded is not None and recorded != suffix:
+            warn_once(f"{self.config.path} was trained with step suffix {recorded!r}; reading it with {suffix!r} "
+                      f"(step_suffix=)")
+        layout = (resolve_pair_layout(self.model.config, self.use_chat_template, owner=self.config.path)
+                  if self.kind == "prefix_classifier" else None)
         sequences: list[list[int]] = []
         owners: list[tuple[int, list[int]]] = []
         out: list[list[float] | Exception] = []
         for n, (prompt, solution) in enumerate(zip(prompts, steps)):
             try:
-                encoded = self._encode(prompt, solution)
+                encoded = self._encode(prompt, solution, suffix, layout)
             except ValueError as exc:
                 out.append(exc)
                 continue
@@ -182,13 +236,25 @@ class PRMVerifier(ModelVerifier):
         """Split, score and aggregate every completion; one forward per micro-batch overall."""
         if len(tasks) != len(completions):
             raise ValueError(f"got {len(tasks)} tasks but {len(completions)} completions")
-        spans = [self.splitter.split(c) for c in completions]
+        splitter = self.splitter
+        spans = [splitter.split(c) for c in completions]
         scorable = [i for i, s in enumerate(spans) if s]
         scores = self.score_steps([tasks[i].prompt for i in scorable], [[s.text for s in spans[i]] for i in scorable])
         by_index = dict(zip(scorable, scores))
-        return [self._result(spans[i], by_index.get(i)) for i in range(len(completions))]
+        holding = [self._steps_holding_suffix(s, splitter) for s in spans]
+        return [self._result(spans[i], by_index.get(i), holding[i]) for i in range(len(completions))]
 
-    def _result(self, spans: list[Any], scores: list[float] | Exception | None) -> RewardResult:
+    def _steps_holding_suffix(self, spans: list[Span], splitter: StepSplitter) -> list[int]:
+        """Indices of the steps whose text contains the step suffix (logged once per setting)."""
+        suffix = self.step_suffix
+        holding = [k for k, span in enumerate(spans) if suffix and suffix in span.text]
+        if holding:
+            warn_once(f"{self.config.path}: {splitter!r} left the step suffix {suffix!r} inside a step (e.g. a whole "
+                      f"multi-step completion read as one step): the model was trained to see it after every step "
+                      f"only; pass a splitter that cuts there (default: StepSplitter(separator=step_suffix))")
+        return holding
+
+    def _result(self, spans: list[Any], scores: list[float] | Exception | None, holding: list[int]) -> RewardResult:
         identity = {"verifier": self.name, "verifier_version": self.version}
         if not spans:
             return RewardResult(0.0, Status.UNPARSABLE, {"prm": 0.0}, (), details={"num_steps": 0}, **identity)
@@ -199,7 +265,8 @@ class PRMVerifier(ModelVerifier):
         steps = tuple(StepReward(r, s.start, s.end) for r, s in zip(dense_rewards(scores, self.dense, self.eta), spans))
         return RewardResult(value, Status.CORRECT if error_at is None else Status.INCORRECT, {"prm": value}, steps,
                             details={"step_scores": list(scores), "num_steps": len(spans), "first_error_step": error_at,
-                                     "aggregation": self.aggregation, "dense": self.dense, "kind": self.kind},
+                                     "aggregation": self.aggregation, "dense": self.dense, "kind": self.kind,
+                                     "steps_holding_suffix": holding},
                             **identity)
 
     def __call__(self, task: Task, completion: str) -> RewardResult:

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from envs.safety.guard import GuardClassifierVerifier
+from envs.safety.nonanswer import NonAnswerGuard
 from envs.safety.refusal import RefusalReward
 from envs.safety.reward_model import RewardModelVerifier
 from envs.safety.synthetic import safety_prompts
@@ -29,10 +30,17 @@ class SafetyRMEnv(TextEnv):
         scorer: ``"reward_model"`` (:class:`RewardModelVerifier`) or ``"guard"``
             (:class:`GuardClassifierVerifier`).
         scorer_kwargs: Options of the scorer (``device``, ``dtype``, ``batch_size``, ``threshold``, ...).
+            In chat mode (``chat=True``) the reward model reads checkpoints that record no input
+            layout through the chat template (``conversational=True``), as TRL trains on
+            conversational rows.
         refusal_aware: Add a :class:`RefusalReward` term (reward refusing harmful prompts, penalize
             refusing benign ones); the reward is ``model + refusal_weight * refusal``, the status the model's.
         refusal_weight: Weight of the refusal term.
         harmful_field: Metadata column with the harmfulness label.
+        non_answer_reward: What a non-answer (empty, punctuation or filler only, the prompt
+            restated) gets, with status ``incorrect``: None (default) derives it per prompt (see
+            :class:`envs.safety.nonanswer.NonAnswerGuard`: no more than refusing the prompt were it
+            benign, nor than a content-free compliance); a number fixes it.
         **env_kwargs: :class:`rlenv.TextEnv` options.
 
     Every episode of a vector env built on this env is scored by the one shared model, one
@@ -56,13 +64,17 @@ class SafetyRMEnv(TextEnv):
         refusal_aware: bool = False,
         refusal_weight: float = 1.0,
         harmful_field: str = "harmful",
+        non_answer_reward: float | None = None,
         **env_kwargs: Any,
     ):
         if scorer not in SCORERS:
             raise ValueError(f"scorer must be one of {sorted(SCORERS)}, got {scorer!r}")
         data = data_files if data_files is not None else safety_prompts("train") + safety_prompts("test")
         source = DatasetSource(data, fields)
-        model_verifier = SCORERS[scorer](model, **dict(scorer_kwargs or {}))
+        scorer_kwargs = dict(scorer_kwargs or {})
+        if scorer == "reward_model":  # chat-mode prompts: conversations, as TRL's conversational rows
+            scorer_kwargs.setdefault("conversational", bool(env_kwargs.get("chat", False)))
+        model_verifier = SCORERS[scorer](model, **scorer_kwargs)
         verifier: Any = model_verifier
         if refusal_aware:
             if harmful_field not in source.rows.column_names:
@@ -71,4 +83,4 @@ class SafetyRMEnv(TextEnv):
             verifier = WeightedSum({"model": (model_verifier, 1.0),
                                     "refusal": (RefusalReward(harmful_field=harmful_field), refusal_weight)},
                                    status_from="model")
-        super().__init__(source, verifier, **env_kwargs)
+        super().__init__(source, NonAnswerGuard(verifier, harmful_field, non_answer_reward), **env_kwargs)

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from envs.hf import ModelVerifier
-from rlenv.rm_inputs import truncate, uses_chat_template
+from rlenv.rm_inputs import recorded_layout, require_chat_template, truncate
 from rlenv.types import RewardResult, Status, Task
 
 #: What the guard classifies: the assistant's response (given the prompt) or the prompt alone.
@@ -20,9 +20,12 @@ class GuardClassifierVerifier(ModelVerifier):
     The conversation (``[user: prompt, assistant: completion]`` in ``"response"`` mode, ``[user:
     prompt]`` in ``"prompt"`` mode) is rendered with the tokenizer's chat template plus the
     generation prompt (guard checkpoints ship a template that adds their taxonomy), or with
-    ``template`` (``str.format`` fields ``{prompt}`` and ``{response}``) when given or when the
-    tokenizer has none. One forward per micro-batch reads the next-token logits at the end of each
-    input (left padding, as ``generate`` does).
+    ``template`` (``str.format`` fields ``{prompt}`` and ``{response}``), the explicit override,
+    when given. A checkpoint whose config records the ``"plain"`` layout
+    (:func:`rlenv.rm_inputs.record_layout`) was not trained on chat-templated text: it needs
+    ``template``, and so does a tokenizer without a chat template (a ``ValueError`` says so). One
+    forward per micro-batch reads the next-token logits at the end of each input (left padding, as
+    ``generate`` does).
 
     ``p_unsafe`` is the softmax probability of the first token of ``unsafe_token``: over the whole
     vocabulary (``renormalize=False``, Llama Guard's definition) or over the two label tokens
@@ -87,17 +90,20 @@ class GuardClassifierVerifier(ModelVerifier):
     def encode(self, prompt: str, completion: str) -> tuple[list[int], bool]:
         """Token ids of the guard input ending where the verdict is generated, and whether it was cut."""
         tokenizer = self.tokenizer
-        if self.template is None and uses_chat_template(tokenizer, None):
+        if self.template is not None:
+            ids = tokenizer(self.template.format(prompt=prompt, response=completion))["input_ids"]
+        else:
+            layout = recorded_layout(self.model.config).get("layout", "chat")
+            if layout != "chat":
+                raise ValueError(f"{self.config.path} records the {layout!r} input layout, not chat messages: pass "
+                                 f"template= with {{prompt}} (and {{response}} in response mode)")
+            require_chat_template(tokenizer, f"{self.config.path}: a guard without template= (pass template= with "
+                                             f"{{prompt}} and {{response}})")
             messages = [{"role": "user", "content": prompt}]
             if self.mode == "response":
                 messages.append({"role": "assistant", "content": completion})
             ids = tokenizer.apply_chat_template(messages, tokenize=True, add_generation_prompt=True,
                                                 return_dict=True)["input_ids"]
-        else:
-            if self.template is None:
-                raise ValueError(f"{self.config.path}: the tokenizer has no chat template; pass template= "
-                                 f"with {{prompt}} (and {{response}} in response mode)")
-            ids = tokenizer(self.template.format(prompt=prompt, response=completion))["input_ids"]
         return truncate(list(ids), self.max_length, "left")
 
     def score_batch(self, tasks: Sequence[Task], completions: Sequence[str]) -> list[RewardResult]:

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from envs.hf import ModelVerifier
-from rlenv.rm_inputs import TRUNCATION_SIDES, pair_ids, truncate
+from rlenv.rm_inputs import TRUNCATION_SIDES, pair_ids, resolve_pair_layout, truncate
 from rlenv.types import RewardResult, Status, Task
 
 #: Accepted ``score`` transforms of the selected logit.
@@ -18,10 +18,14 @@ SCORES = ("logit", "sigmoid", "softmax")
 class RewardModelVerifier(ModelVerifier):
     """A reward model as a verifier: one scalar per ``(task.prompt, completion)``, batched.
 
-    The input is laid out by :func:`rlenv.rm_inputs.pair_ids`: the tokenizer's chat template
-    (``[user: prompt, assistant: completion]``) when it has one, else ``prompt + completion + eos``
-    (TRL ``RewardTrainer``'s layout). ``score_batch`` runs one forward per micro-batch of
-    ``batch_size`` sequences; a vector env of many episodes shares this verifier's one model.
+    The input is laid out by :func:`rlenv.rm_inputs.pair_ids` in the layout the model was trained
+    with (TRL ``RewardTrainer``'s layouts): ``"plain"`` = ``prompt + completion + eos``, ``"chat"``
+    = ``[user: prompt, assistant: completion]`` through the tokenizer's chat template. The layout
+    (:attr:`layout`) is ``use_chat_template`` when given, else the one recorded in the checkpoint's
+    config by rlenv's trainers, else ``"chat"`` for ``conversational`` prompts (a chat-mode env;
+    TRL's conversational rows) and ``"plain"`` otherwise. Whether the tokenizer has a chat template
+    does not decide it. ``score_batch`` runs one forward per micro-batch of ``batch_size``
+    sequences; a vector env of many episodes shares this verifier's one model.
 
     The value is computed as: pick the logit of ``label`` -> transform by ``score`` -> normalize
     ``(s - mean) / std`` when ``normalize=(mean, std)`` -> negate when ``cost_model``. The status is
@@ -40,7 +44,10 @@ class RewardModelVerifier(ModelVerifier):
             ``truncation_side``: ``"left"`` (default) drops the start of the text and keeps its end,
             where a sequence classifier reads its score; ``"right"`` keeps the start. A cut input
             is reported in ``details["truncated"]``.
-        use_chat_template: None (default) uses the tokenizer's chat template when it has one.
+        use_chat_template: Explicit layout override: True = ``"chat"``, False = ``"plain"``, None
+            (default) = the recorded layout or the data's (see above).
+        conversational: The prompts are shown to the policy as chat messages (``SafetyRMEnv`` sets
+            it in chat mode): read checkpoints that record no layout through the chat template.
         device, dtype, batch_size, trust_remote_code, revision: See :class:`envs.hf.ModelVerifier`.
 
     Example::
@@ -64,6 +71,7 @@ class RewardModelVerifier(ModelVerifier):
         max_length: int | None = 1024,
         truncation_side: str = "left",
         use_chat_template: bool | None = None,
+        conversational: bool = False,
         device: str = "cpu",
         dtype: str = "float32",
         batch_size: int = 16,
@@ -87,6 +95,7 @@ class RewardModelVerifier(ModelVerifier):
         self.cost_model = bool(cost_model)
         self.truncation_side = truncation_side
         self.use_chat_template = use_chat_template
+        self.conversational = bool(conversational)
 
     def label_index(self) -> int:
         """The output index read for the score (checked against the loaded model's config)."""
@@ -111,9 +120,15 @@ class RewardModelVerifier(ModelVerifier):
             raise ValueError(f"label index {self.label} out of range for {num_labels} outputs")
         return int(self.label)
 
+    @property
+    def layout(self) -> str:
+        """The input layout read: ``"plain"`` or ``"chat"`` (see the class docstring)."""
+        return resolve_pair_layout(self.model.config, self.use_chat_template, self.conversational,
+                                   owner=self.config.path)
+
     def encode(self, prompt: str, completion: str) -> tuple[list[int], bool]:
         """Token ids of one pair after truncation, and whether it was cut."""
-        ids = pair_ids(self.tokenizer, prompt, completion, self.use_chat_template)
+        ids = pair_ids(self.tokenizer, prompt, completion, self.layout)
         return truncate(ids, self.max_length, self.truncation_side)
 
     def transform(self, raw: float) -> float:
@@ -128,7 +143,9 @@ class RewardModelVerifier(ModelVerifier):
         if len(tasks) != len(completions):
             raise ValueError(f"got {len(tasks)} tasks but {len(completions)} completions")
         index = self.label_index()
-        encoded = [self.encode(t.prompt, c) for t, c in zip(tasks, completions)]
+        layout = self.layout
+        encoded = [truncate(pair_ids(self.tokenizer, t.prompt, c, layout), self.max_length, self.truncation_side)
+                   for t, c in zip(tasks, completions)]
         softmax = self.score == "softmax"
 
         def select(logits: Any, mask: Any, batch: list[int]) -> Any:
@@ -138,15 +155,15 @@ class RewardModelVerifier(ModelVerifier):
         for batch, selected in self.forward_batches([ids for ids, _ in encoded], select):
             for i, value in zip(batch, selected.tolist()):
                 raw[i] = value
-        return [self._result(r, len(ids), cut) for r, (ids, cut) in zip(raw, encoded)]
+        return [self._result(r, len(ids), cut, layout) for r, (ids, cut) in zip(raw, encoded)]
 
-    def _result(self, raw: float, num_tokens: int, cut: bool) -> RewardResult:
+    def _result(self, raw: float, num_tokens: int, cut: bool, layout: str) -> RewardResult:
         value = self.transform(raw)
         status = Status.CORRECT if value >= self.threshold else Status.INCORRECT
         return RewardResult(value, status, {"reward_model": value}, verifier=self.name,
                             verifier_version=self.version,
                             details={"raw_score": raw, "num_tokens": num_tokens, "truncated": cut,
-                                     "threshold": self.threshold})
+                                     "threshold": self.threshold, "layout": layout})
 
     def __call__(self, task: Task, completion: str) -> RewardResult:
         return self.score_batch([task], [completion])[0]

@@ -26,6 +26,7 @@ from rlenv.wrappers.length import (
     token_length,
 )
 from rlenv.wrappers.monitors import batch_metrics
+from rlenv.wrappers.nonanswer import NonAnswer, detect_non_answer, non_answer_kind
 from rlenv.wrappers.repetition import (
     RepetitionPenalty,
     compression_ratio,
@@ -36,9 +37,9 @@ from rlenv.wrappers.tampering import CodeTampering, detect_code_tampering
 
 __all__ = [
     "FAMILY_DETECTORS", "AnswerHedging", "AuditReport", "CodeTampering", "CosineLengthReward", "Detection",
-    "DetectorWrapper", "FormatGaming", "OverlongPenalty", "PromptEcho", "RepetitionPenalty", "RewardWrapper",
+    "DetectorWrapper", "FormatGaming", "NonAnswer", "OverlongPenalty", "PromptEcho", "RepetitionPenalty", "RewardWrapper",
     "TruncationFlag", "audit", "batch_metrics", "compression_ratio", "cosine_length_reward", "default_detectors",
-    "detect_answer_hedging", "detect_code_tampering", "detect_format_gaming", "detect_prompt_echo",
-    "detect_repetition", "env_family", "kimi_length_reward", "ngram_repetition", "soft_overlong_penalty",
+    "detect_answer_hedging", "detect_code_tampering", "detect_format_gaming", "detect_non_answer", "detect_prompt_echo",
+    "detect_repetition", "env_family", "kimi_length_reward", "ngram_repetition", "non_answer_kind", "soft_overlong_penalty",
     "token_length",
 ]

@@ -1,9 +1,9 @@
 """Finding the final-answer spans of a completion and comparing answers, for the hack detectors.
 
 Detectors must work with any environment, so this module reads the answer conventions seen in
-the wild (reference report §2.5) without depending on a particular verifier: ``\\boxed{}`` /
-``\\fbox{}`` (brace-matched), ``<answer>…</answer>``, ``#### 42`` and "the answer is 42" /
-"Answer: 42". :func:`answer_key` maps an answer to a canonical string so that ``\\boxed{18}``,
+the wild (reference report §2.5): ``\\boxed{}`` / ``\\fbox{}``, ``<answer>…</answer>``, ``#### 42``
+and "the answer is 42" / "Answer: 42". Boxes, braces and numbers are read by :mod:`rlenv.boxed`,
+exactly as the math verifier reads them. :func:`answer_key` maps an answer to a canonical string so that ``\\boxed{18}``,
 ``The answer is $18.`` and ``18 dollars`` compare equal and ``\\frac{1}{2}`` equals ``0.5``.
 """
 
@@ -13,7 +13,9 @@ import dataclasses
 import re
 from fractions import Fraction
 
-_BOX = re.compile(r"\\(?:boxed|fbox)\s*")
+from rlenv.boxed import BOXED, NUMBER, brace_pairs
+from rlenv.boxed import boxed_spans as find_boxed
+
 _HASHES = re.compile(r"^[ \t]*####[ \t]*(.+?)[ \t]*$", re.MULTILINE)
 _MARKER = re.compile(r"\b(?:final\s+answer|(?:possible|candidate|potential)\s+answers|candidates|answer)\s*(?:is|are|:|=)\s*(?::\s*)?",
                      re.IGNORECASE)
@@ -25,7 +27,6 @@ MAX_ANSWER_CHARS = 1000
 _LATEX_NOISE = re.compile(r"\\[,;:!]|\\left|\\right|\\displaystyle|~|\\\(|\\\)|\\\[|\\\]|\*\*")
 _TEXT_CMD = re.compile(r"\\(?:text|textbf|mathrm|mathbf|operatorname|mbox)\s*\{([^{}]*)\}")
 _FRAC = re.compile(r"\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}")
-_NUMBER = re.compile(r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|[-+]?\.\d+")
 _UNIT_TAIL = re.compile(r"^\s*(?P<sign>-)?\s*\$?\s*(?P<num>[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|[-+]?\.\d+)"
                         r"\s*(?:\\?%|percent)?(?:\s+(?P<tail>[A-Za-z][A-Za-z .'/-]*))?\s*$")
 _SIMPLE_FRACTION = re.compile(r"^\(?([-+]?\d+(?:\.\d+)?)\)?/\(?([-+]?\d+(?:\.\d+)?)\)?$")
@@ -49,34 +50,12 @@ class AnswerSpan:
     source: str
 
 
-def brace_pairs(text: str) -> dict[int, int]:
-    """``{index of an unescaped "{": index of its matching "}"}`` in one linear pass."""
-    pairs, stack = {}, []
-    for i, ch in enumerate(text):
-        if ch in "{}" and (i == 0 or text[i - 1] != "\\"):
-            if ch == "{":
-                stack.append(i)
-            elif stack:
-                pairs[stack.pop()] = i
-    return pairs
-
-
 def boxed_spans(text: str) -> list[AnswerSpan]:
-    """Contents of every ``\\boxed{…}`` / ``\\fbox{…}`` (nested braces) and ``\\boxed 5`` form, up to
-    :data:`MAX_ANSWER_CHARS` characters each."""
-    spans, pairs = [], None
-    for match in _BOX.finditer(text):
-        at = match.end()
-        if at < len(text) and text[at] == "{":
-            pairs = brace_pairs(text) if pairs is None else pairs
-            close = pairs.get(at)
-            if close is not None and close - at <= MAX_ANSWER_CHARS:
-                spans.append(AnswerSpan(text[at + 1 : close], at + 1, close, "boxed"))
-        else:
-            word = re.match(r"[^\s$]+", text[at : at + 200])
-            if word:
-                spans.append(AnswerSpan(word.group(0), at, at + word.end(), "boxed"))
-    return spans
+    """The answers of every top-level ``\\boxed{…}`` / ``\\fbox{…}`` and ``\\boxed 5``, read exactly as the
+    math verifier reads them (:func:`rlenv.boxed.boxed_spans`), up to :data:`MAX_ANSWER_CHARS`
+    characters each."""
+    return [AnswerSpan(text[start:end], start, end, "boxed") for start, end in find_boxed(text)
+            if end - start <= MAX_ANSWER_CHARS]
 
 
 def prose_words(text: str) -> int:
@@ -145,12 +124,14 @@ def answer_spans(text: str) -> list[AnswerSpan]:
 
 def unbox(text: str) -> str:
     """``text`` with every ``\\boxed{X}`` / ``\\fbox{X}`` replaced by ``X`` (linear time)."""
-    if _BOX.search(text) is None:
+    if BOXED.search(text) is None:
         return text
     pairs = brace_pairs(text)
     keep = bytearray(b"\x01") * len(text)
-    for match in _BOX.finditer(text):
+    for match in BOXED.finditer(text):
         at = match.end()
+        while at < len(text) and text[at] in " \t":
+            at += 1
         end = at + 1 if at < len(text) and text[at] == "{" else at
         keep[match.start() : end] = bytes(end - match.start())
         if end > at and at in pairs:
@@ -230,12 +211,12 @@ def answer_parts(text: str) -> list[str]:
 
 def numbers_in(text: str) -> list[Fraction]:
     """Every plain number written in ``text`` (thousands separators and decimals understood)."""
-    return [Fraction(m.group(0).replace(",", "")) for m in _NUMBER.finditer(text)]
+    return [Fraction(m.group(0).replace(",", "")) for m in NUMBER.finditer(text)]
 
 
 def distinct_numbers(text: str) -> set[Fraction]:
     """The set of :func:`numbers_in` ``text`` (each distinct spelling parsed once)."""
-    return {Fraction(s.replace(",", "")) for s in set(_NUMBER.findall(text))}
+    return {Fraction(s.replace(",", "")) for s in set(NUMBER.findall(text))}
 
 
 #: Answer-based detectors read only this many final characters: final answers sit at the end,

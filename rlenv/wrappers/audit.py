@@ -20,6 +20,7 @@ from rlenv.wrappers.detection import with_hack_fields
 from rlenv.wrappers.echo import PromptEcho
 from rlenv.wrappers.format_gaming import FormatGaming
 from rlenv.wrappers.hedging import AnswerHedging
+from rlenv.wrappers.nonanswer import NonAnswer
 from rlenv.wrappers.repetition import RepetitionPenalty
 from rlenv.wrappers.tampering import CodeTampering
 
@@ -30,6 +31,7 @@ FAMILY_DETECTORS: dict[str, tuple[type, ...]] = {
     "math": (AnswerHedging, PromptEcho, FormatGaming, RepetitionPenalty),
     "code": (CodeTampering, RepetitionPenalty),
     "format": (FormatGaming, AnswerHedging, PromptEcho, RepetitionPenalty),
+    "safety": (NonAnswer, RepetitionPenalty),
     "generic": (FormatGaming, AnswerHedging, PromptEcho, RepetitionPenalty),
 }
 

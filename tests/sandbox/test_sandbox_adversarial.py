@@ -419,17 +419,19 @@ def pytest_runtest_makereport(item, call):
     assert fresh.run(function(code, ["assert f(2) == 4"])).status is JobStatus.FAILED
 
 
-def test_killing_or_stopping_the_grader_fails_the_job(fresh):
+def test_the_grader_cannot_be_killed_or_stopped(fresh):
+    # The grader runs as another user: a candidate's signals to it fail, so killing or stopping
+    # it can neither pass a job nor disturb the next one.
     killer = """
         import os, signal
         def f(x):
             grader = [int(p) for p in os.listdir("/proc") if p.isdigit() and int(p) not in (1, os.getpid())][0]
-            os.kill(grader, signal.{sig})
-            return 4
+            try:
+                os.kill(grader, signal.{sig})
+            except PermissionError:
+                return x * x
+            return 0
         """
-    killed = fresh.run(function(killer.format(sig="SIGKILL"), ["assert f(2) == 4"]))
-    assert killed.status is JobStatus.FAILED and "grader" in killed.error, killed
-    assert_canary(fresh)  # a new grader took over
-    stopped = fresh.run(function(killer.format(sig="SIGSTOP"), ["assert f(2) == 4"],
-                                 limits=Limits(timeout_s=2, test_timeout_s=1)))
-    assert stopped.status is JobStatus.TIMEOUT, stopped
+    for sig in ("SIGKILL", "SIGSTOP", "SIGTERM"):
+        result = fresh.run(function(killer.format(sig=sig), ["assert f(2) == 4"], limits=Limits(timeout_s=2, test_timeout_s=1)))
+        assert result.status is JobStatus.OK, (sig, result)

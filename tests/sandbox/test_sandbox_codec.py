@@ -228,3 +228,61 @@ def test_read_small_reopens_in_a_forked_process_whose_descriptors_were_replaced(
         os._exit(0 if _read_small(str(path)) == b"2" else 3)
 
     assert _in_child(body) == 0
+
+
+# -- standard-library values: tagged, rebuilt by the receiver's own trusted classes
+def test_standard_library_values_round_trip_with_their_types():
+    import collections
+    import datetime
+    import decimal
+    import fractions
+    import re
+
+    point = collections.namedtuple("Point", "x y")
+    values = [collections.Counter("aab"), collections.OrderedDict(b=1, a=2), collections.defaultdict(list, a=[1]),
+              collections.deque([1, 2], maxlen=4), point(1, 2), fractions.Fraction(-5, 3), decimal.Decimal("1.10"),
+              datetime.date(2024, 2, 29), datetime.timedelta(days=-1, microseconds=5), datetime.time(1, 2, 3, 4),
+              datetime.datetime(2024, 1, 2, 3, 4, 5, 6, tzinfo=datetime.timezone(datetime.timedelta(hours=-3), "X")),
+              range(-3, 9, 2), re.IGNORECASE, int, len, [sum, frozenset({1})]]
+    for value in values:
+        back = roundtrip(value)
+        assert back == value and type(back).__name__ == type(value).__name__, value
+    assert roundtrip(collections.defaultdict(set))["missing"] == set()
+    assert str(roundtrip(decimal.Decimal("1.10"))) == "1.10"
+
+
+def test_look_alikes_are_references_not_data():
+    import collections
+
+    class Liar(collections.Counter):
+        def __eq__(self, other):
+            return True
+
+    class Fake(dict):
+        __module__ = "collections"
+        __qualname__ = "Counter"
+
+    for value in (Liar(), Fake()):
+        assert encode_value(value, lambda v: "h:0") == {"$ref": "h:0", "$type": type(value).__name__}
+
+
+@pytest.mark.parametrize("wire", [
+    {"$builtin": "open"}, {"$builtin": "__import__"}, {"$builtin": "eval"}, {"$builtin": 5},
+    {"$namedtuple": ["P", ["import os"], [1]]}, {"$namedtuple": ["P", ["a", "b"], [1]]},
+    {"$Decimal": "1" * 5000}, {"$Fraction": [1, 0]}, {"$Fraction": [1.5, 2]}, {"$range": [1, 2]},
+    {"$date": [2024, 2, 30]}, {"$Counter": [[[1], 2]]}, {"$defaultdict": [5, []]},
+    {"$enum": ["unittest.__main__", "X", "A", None]}, {"$enum": ["re", "_Private", "A", None]},
+    {"$datetime": [2024, 1, 1, 0, 0, 0, 0, {"$Counter": []}, 0]},
+])
+def test_malformed_or_unsafe_tags_are_refused(wire):
+    with pytest.raises((ValueError, TypeError, KeyError)):
+        decode_value(json.loads(json.dumps(wire)), lambda ref, kind: pytest.fail("no reference expected"))
+
+
+def test_enum_members_are_looked_up_never_imported():
+    import sys
+
+    assert "antigravity" not in sys.modules
+    wire = {"$enum": ["antigravity", "E", "A", "h:3"]}
+    assert decode_value(wire, lambda ref, kind: ("handle", ref)) == ("handle", "h:3")
+    assert "antigravity" not in sys.modules

@@ -24,7 +24,14 @@ from sandbox import (
     SandboxPool,
     SandboxUnavailable,
 )
-from sandbox.container import LABEL, POOL_LABEL, leaked_containers, owner_id, sandbox_containers
+from sandbox.container import (
+    LABEL,
+    POOL_LABEL,
+    RUNNER_CAPABILITIES,
+    leaked_containers,
+    owner_id,
+    sandbox_containers,
+)
 
 pytestmark = pytest.mark.docker
 
@@ -58,9 +65,10 @@ def test_containers_run_with_the_hardened_flags(pool, client):
         assert host["Memory"] == host["MemorySwap"] == pool.spec.memory_mb << 20
         assert host["PidsLimit"] == pool.spec.pids_limit and host["NanoCpus"] == int(pool.spec.cpus * 1e9)
         assert host["CapDrop"] == ["ALL"] and "no-new-privileges" in host["SecurityOpt"]
+        assert sorted(host["CapAdd"]) == sorted(RUNNER_CAPABILITIES)  # the runner's; jobs drop them all
         assert not host.get("Binds") and not attrs["Mounts"] and not host.get("Privileged")
         assert set(host["Tmpfs"]) == {"/tmp"} and "noexec" in host["Tmpfs"]["/tmp"]
-        assert config["User"] == "65534:65534" and config["StdinOnce"] is True and host["AutoRemove"] is True
+        assert config["User"] == "0:0" and config["StdinOnce"] is True and host["AutoRemove"] is True
         assert config["Labels"][LABEL] == owner_id() and config["Labels"][POOL_LABEL] == pool.pool_id
 
 

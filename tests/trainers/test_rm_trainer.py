@@ -111,9 +111,12 @@ def test_pair_layout_is_trl_reward_trainers_tokenization():
 
     plain, chat = tiny_tokenizer(), tiny_tokenizer(chat_template=True)
     prompt, completion = "How do I bake bread?", "Mix, knead, bake."
-    assert pair_ids(plain, prompt, completion) == _tokenize(plain, prompt + completion + plain.eos_token)["input_ids"]
+    for tok in (plain, chat):  # plain-text rows: concatenation, whatever the tokenizer's template
+        assert pair_ids(tok, prompt, completion) == _tokenize(tok, prompt + completion + tok.eos_token)["input_ids"]
+        assert pair_ids(tok, prompt, completion + tok.eos_token) == pair_ids(tok, prompt, completion)
     messages = [{"role": "user", "content": prompt}, {"role": "assistant", "content": completion}]
-    assert pair_ids(chat, prompt, completion) == _tokenize(chat, messages)["input_ids"]
+    assert pair_ids(chat, prompt, completion, "chat") == _tokenize(chat, messages)["input_ids"]
+    assert pair_ids(chat, messages[:1], messages[1:], "chat") == _tokenize(chat, messages)["input_ids"]
 
 
 def test_training_is_reproducible_with_a_seed():
@@ -137,3 +140,24 @@ def test_bad_inputs_are_rejected():
         RewardModelConfig(truncation_side="middle")
     with pytest.raises(ValueError):
         RewardModelConfig(batch_size=0)
+
+
+NON_ANSWERS = ["", "   \n", "...", "?!", "—", "um, ok", "N/A", "I don't know.", "Here is my answer:", "lorem ipsum"]
+
+
+def test_non_answers_never_earn_a_safety_reward(trained):
+    """Tiny trained RM, refusal-aware: on harmful prompts a refusal out-scores every non-answer; on
+    benign prompts an answer out-scores every non-answer and every refusal; no non-answer is correct."""
+    env = SafetyRMEnv(trained["path"], data_files=safety_prompts("test"), refusal_aware=True)
+    tasks = [env.source[i] for i in range(env.source.size)]
+    for task in tasks[:12]:
+        restated = task.prompt
+        non_answers = [*NON_ANSWERS, restated]
+        empty = env.verifier.score_batch([task] * len(non_answers), non_answers)
+        assert all(r.status is not rlenv.Status.CORRECT and r.details["non_answer"] for r in empty), empty
+        refusals = env.verifier.score_batch([task] * len(REFUSALS), list(REFUSALS))
+        if task.metadata["harmful"]:
+            assert min(r.value for r in refusals) > max(r.value for r in empty), (task.prompt, refusals, empty)
+        else:
+            reply = env.verifier(task, answer(task.metadata["topic"], random.Random(0)))
+            assert reply.value > max(r.value for r in empty) and reply.value > max(r.value for r in refusals)

@@ -9,7 +9,15 @@ from __future__ import annotations
 import random
 
 import rlenv
-from rlenv import ProceduralSource, RewardResult, Status, Task, TextEnv, disjoint_split, distinct_prompt_indices
+from rlenv import (
+    ProceduralSource,
+    RewardResult,
+    Status,
+    Task,
+    TextEnv,
+    disjoint_split,
+    distinct_prompt_indices,
+)
 from trainers.tiny import tiny_causal_lm, tiny_tokenizer
 
 #: Learning task: held-out evaluation uses the first HELD_OUT_PROBLEMS distinct problems drawn from index

@@ -53,3 +53,7 @@ def test_benchmark_meets_the_detection_goals():
     real = result["real_clean"]
     assert real["math/prompt_echo"]["samples"] == 1319 and real["code/code_tampering"]["samples"] == 164
     assert all(m["fpr"] <= 0.02 for m in real.values()), real
+    non_answer = result["non_answer"]
+    assert non_answer["non-answers"]["rate"] >= 0.95, non_answer
+    assert non_answer["gsm8k gold"]["samples"] == 1319, non_answer
+    assert all(non_answer[name]["fired"] == 0 for name in ("safety answers", "safety refusals", "gsm8k gold")), non_answer

@@ -11,7 +11,7 @@ from rlenv.types import RewardResult, Status
 from rlenv.wrappers import CodeTampering, detect_code_tampering
 from rlenv.wrappers.tampering import (
     VisibleTest,
-    extract_code,
+    code_blocks,
     is_trivial,
     runtime_findings,
     static_findings,
@@ -179,25 +179,27 @@ def test_stdio_special_cases_and_hard_coded_prints():
 
 
 def test_code_extraction_and_unparsable_fallback():
-    assert extract_code("text\n```python\na = 1\n```\nmore\n```\nb = 2\n```") == ["a = 1\n", "b = 2\n"]
-    assert extract_code("x = 1") == ["x = 1"]
+    assert code_blocks("text\n```python\na = 1\n```\nmore\n```\nb = 2\n```") == ["a = 1\n", "b = 2\n"]
+    assert code_blocks("x = 1") == ["x = 1"]
+    assert code_blocks("~~~python\na = 1\n~~~\n````py\nb = 2") == ["a = 1\n", "b = 2"]
     broken = "def f(:\n    import sys\n    sys.exit(0)\n"
     assert [f.kind for f in static_findings(broken)] == ["exit_before_tests"]
     assert is_trivial(2) and is_trivial("a") and is_trivial([1]) and not is_trivial(3) and not is_trivial([1, 2])
 
 
 def test_runtime_findings_from_result_details():
-    # the shape envs.code's CodeVerifier writes: job error + one {"status", "time_s", "error"} per test
-    exited = {"job_status": "failed", "error": "the candidate process exited",
-              "tests": [{"status": "failed", "time_s": 0.1, "error": "the candidate process exited"},
-                        {"status": "not_run", "time_s": 0.0, "error": "not run: the candidate process ended at test 0"}]}
-    raised = {"job_status": "failed", "error": None,
-              "tests": [{"status": "failed", "time_s": 0.0, "error": "CandidateExit: SystemExit: 0"}]}
+    # the shape envs.code's CodeVerifier writes: the structured fact, never the error's wording
+    exited = {"job_status": "failed", "error": "any wording", "candidate_exited": True,
+              "tests": [{"status": "failed", "time_s": 0.1, "error": "reworded: it left"},
+                        {"status": "not_run", "time_s": 0.0, "error": "not run"}]}
+    same_text_no_fact = {"job_status": "failed", "error": "the candidate process exited", "candidate_exited": False,
+                         "tests": [{"status": "failed", "time_s": 0.0, "error": "CandidateExit: SystemExit: 0"}]}
     wrong = {"job_status": "failed", "error": "AssertionError",
              "tests": [{"status": "failed", "time_s": 0.0, "error": "AssertionError"}]}
     assert [f.kind for f in runtime_findings(exited)] == ["exit_before_tests"]
-    assert "CandidateExit" in runtime_findings(raised)[0].evidence
-    assert runtime_findings(wrong) == [] and runtime_findings({}) == [] and runtime_findings(None) == []
+    assert "reworded" in runtime_findings(exited)[0].evidence
+    assert runtime_findings(same_text_no_fact) == [] and runtime_findings(wrong) == []
+    assert runtime_findings({}) == [] and runtime_findings(None) == []
 
 
 class FixedReport:
@@ -206,9 +208,10 @@ class FixedReport:
     name, version = "fixed_report", "1"
 
     def __call__(self, task, completion):
-        error = "the candidate process exited" if "exit" in completion else None
+        exited = "exit" in completion
         return RewardResult(0.0, Status.INCORRECT, verifier=self.name, verifier_version=self.version,
-                            details={"error": error, "tests": [{"status": "failed", "time_s": 0.0, "error": error}]})
+                            details={"error": None, "candidate_exited": exited,
+                                     "tests": [{"status": "failed", "time_s": 0.0, "error": None}]})
 
 
 def test_wrapper_reads_runtime_evidence_and_prompt():
@@ -217,8 +220,43 @@ def test_wrapper_reads_runtime_evidence_and_prompt():
     env.reset()
     _, reward, *_, info = env.step("    return a + b  # exit")
     assert reward == -1.0 and info["hacks"][0]["kind"] == "exit_before_tests"
-    assert "sandbox (job)" in info["hacks"][0]["evidence"]
+    assert "the sandbox reports that the candidate left" in info["hacks"][0]["evidence"]
     env = CodeTampering(rlenv.TextEnv(source, ExactMatchVerifier()))
     env.reset()
     _, reward, *_, info = env.step("    if a == 3 and b == 4:\n        return 7\n")
     assert reward == 0.0 and info["hacks"][0]["kind"] == "special_case"
+
+
+def _tampering_corpus():
+    import json
+    from pathlib import Path
+
+    corpus = Path(__file__).resolve().parents[1] / "data" / "hacks" / "corpus.jsonl"
+    rows = [json.loads(line) for line in corpus.read_text(encoding="utf-8").splitlines()]
+    return [r for r in rows if "code_tampering" in r["labels"]]
+
+
+def _fence_styles():
+    """Every fence the code extractor accepts: each fence character at lengths 3 and 4, each
+    Python tag and no tag (derived from the extractor, so a new style adds cases)."""
+    from rlenv.code_blocks import FENCE_CHARS, PYTHON_TAGS
+
+    return [(char * length, tag) for char in FENCE_CHARS for length in (3, 4) for tag in (*PYTHON_TAGS, "")]
+
+
+@pytest.mark.parametrize(("fence", "tag"), _fence_styles())
+def test_every_flagged_corpus_case_is_still_flagged_in_every_fence_style_and_truncated(fence, tag):
+    from rlenv.code_blocks import extract_code as verifier_code
+
+    missed = []
+    for row in _tampering_corpus():
+        if not detect_code_tampering(row["completion"], row["prompt"]).fired:
+            continue  # a miss of the detector itself (its recall is measured by benchmarks/hack_detection.py)
+        code = verifier_code(row["completion"]) or row["completion"]
+        closed = f"Here is my solution.\n{fence}{tag}\n{code}\n{fence}\nIt passes the tests."
+        truncated = f"Here is my solution.\n{fence}{tag}\n{code}"
+        for completion in (closed, truncated):
+            assert verifier_code(completion).strip() == code.strip()  # the verifier runs exactly this code
+            if not detect_code_tampering(completion, row["prompt"]).fired:
+                missed.append((row["id"], completion[:60]))
+    assert not missed, missed[:5]

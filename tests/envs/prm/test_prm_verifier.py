@@ -192,8 +192,14 @@ def test_stepwise_rows_become_tasks_with_gold_for_all_correct_rows(paths, tmp_pa
 
 def test_bad_prm_settings(paths):
     for kwargs in ({"kind": "value_head"}, {"aggregation": "max"}, {"dense": "clip"}, {"dense": "sum"},
-                   {"kind": "step_tag_lm", "step_suffix": ""}):
+                   {"kind": "step_tag_lm", "step_suffix": ""}, {"kind": "step_tag_lm"}, {"step_suffix": ""}):
         with pytest.raises(ValueError):
             PRMVerifier(paths["token_classification"], **kwargs)
     bad_label = PRMVerifier(paths["token_classification"], positive_label=2)
     assert rlenv.score_tasks(bad_label, [Task("t", "p")], ["x"])[0].status is Status.ERROR
+
+
+@pytest.mark.parametrize("completion", ["", "   ", "\n\n"])
+def test_an_empty_completion_is_never_correct(paths, completion):
+    result = PRMVerifier(paths["token_classification"])(Task("t", "1+1?"), completion)
+    assert result.status is not Status.CORRECT and result.value == 0.0

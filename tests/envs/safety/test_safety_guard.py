@@ -74,6 +74,19 @@ def test_template_mode_and_threshold(plain_lm_path):
     assert guard.tokenizer.decode(ids) == "User: Hi\nAgent: Hello\nVerdict:" and not cut
 
 
+def test_a_guard_recording_the_plain_layout_needs_a_template(tmp_path):
+    from rlenv.rm_inputs import record_layout
+
+    tok = tiny_tokenizer(chat_template=True)  # the tokenizer ships a template the model was not trained on
+    model = tiny_causal_lm(tok, hidden_size=32, seed=4)
+    record_layout(model.config, "plain")
+    path = str(save_tiny(model, tok, tmp_path / "plain_guard"))
+    with pytest.raises(ValueError, match="records the 'plain' input layout.*template="):
+        GuardClassifierVerifier(path)(Task("t", "Hi"), "Hello")
+    guard = GuardClassifierVerifier(path, template="User: {prompt}\nAgent: {response}\nVerdict:")
+    assert guard.tokenizer.decode(guard.encode("Hi", "Hello")[0]) == "User: Hi\nAgent: Hello\nVerdict:"
+
+
 def test_labels_must_differ_at_the_first_token(guard_path):
     guard = GuardClassifierVerifier(guard_path, unsafe_token="bad", safe_token="benign")
     with pytest.raises(ValueError, match="same token id"):

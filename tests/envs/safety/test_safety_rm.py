@@ -40,13 +40,12 @@ def two_label_path(tmp_path_factory):
     return str(save_tiny(model, tok, tmp_path_factory.mktemp("two")))
 
 
-def reference_scores(path, pairs, use_chat_template=None):
+def reference_scores(path, pairs, layout="plain"):
     """One unpadded forward per pair, loaded independently of the verifier."""
     tok = AutoTokenizer.from_pretrained(path)
     model = AutoModelForSequenceClassification.from_pretrained(path).eval()
     with torch.inference_mode():
-        return [model(input_ids=torch.tensor([pair_ids(tok, p, c, use_chat_template)])).logits[0].tolist()
-                for p, c in pairs]
+        return [model(input_ids=torch.tensor([pair_ids(tok, p, c, layout)])).logits[0].tolist() for p, c in pairs]
 
 
 PAIRS = [("How do I bake bread?", "Mix flour, water, salt and yeast; knead; bake."),
@@ -67,24 +66,57 @@ def test_batched_scores_equal_unpadded_single_forwards(rm_path):
     assert single.components == {"reward_model": single.value}
 
 
-def test_chat_template_is_used_when_the_tokenizer_has_one(chat_rm_path):
-    rm = RewardModelVerifier(chat_rm_path)
-    ids, _ = rm.encode("Hi", "Hello!")
-    assert rm.tokenizer.decode(ids) == "<user>Hi</s><assistant>Hello!</s>"
-    plain = RewardModelVerifier(chat_rm_path, use_chat_template=False)
+def test_layout_follows_the_data_not_the_tokenizers_chat_template(chat_rm_path):
+    plain = RewardModelVerifier(chat_rm_path)  # records no layout: plain text, as TRL on plain rows
+    assert plain.layout == "plain"
     assert plain.tokenizer.decode(plain.encode("Hi", "Hello!")[0]) == "HiHello!</s>"
-    got = rm.score_batch([Task("a", p) for p, _ in PAIRS], [c for _, c in PAIRS])
-    assert [r.value for r in got] == pytest.approx([s[0] for s in reference_scores(chat_rm_path, PAIRS)], abs=1e-5)
+    chat = RewardModelVerifier(chat_rm_path, conversational=True)  # chat prompts, as TRL's conversational rows
+    assert chat.layout == "chat"
+    assert chat.tokenizer.decode(chat.encode("Hi", "Hello!")[0]) == "<user>Hi</s><assistant>Hello!</s>"
+    assert RewardModelVerifier(chat_rm_path, use_chat_template=True).layout == "chat"
+    assert RewardModelVerifier(chat_rm_path, conversational=True, use_chat_template=False).layout == "plain"
+    assert SafetyRMEnv(chat_rm_path, data_files=[{"prompt": "Hi"}], chat=True).verifier.layout == "chat"
+    assert SafetyRMEnv(chat_rm_path, data_files=[{"prompt": "Hi"}]).verifier.layout == "plain"
+    tasks, completions = [Task("a", p) for p, _ in PAIRS], [c for _, c in PAIRS]
+    for verifier, layout in ((plain, "plain"), (chat, "chat")):
+        got = verifier.score_batch(tasks, completions)
+        assert [r.value for r in got] == pytest.approx([s[0] for s in reference_scores(chat_rm_path, PAIRS, layout)],
+                                                       abs=1e-5)
+        assert {r.details["layout"] for r in got} == {layout}
+
+
+def test_a_recorded_layout_wins_over_the_data_and_loses_to_the_override(tmp_path, caplog):
+    import logging
+
+    from rlenv.rm_inputs import record_layout
+
+    tok = tiny_tokenizer(chat_template=True)
+    model = tiny_sequence_classifier(tok, hidden_size=32, seed=2)
+    record_layout(model.config, "chat")
+    path = str(save_tiny(model, tok, tmp_path / "chat_recorded"))
+    assert RewardModelVerifier(path).layout == "chat"
+    with caplog.at_level(logging.WARNING, logger="rlenv.rm_inputs"):
+        assert RewardModelVerifier(path, use_chat_template=False).layout == "plain"
+    assert "trained with the 'chat' input layout; reading it as 'plain'" in caplog.text
+    record_layout(model.config, "plain")
+    path = str(save_tiny(model, tok, tmp_path / "plain_recorded"))
+    assert RewardModelVerifier(path, conversational=True).layout == "plain"
+    record_layout(model.config, "stepwise", step_suffix="\n")
+    path = str(save_tiny(model, tok, tmp_path / "prm_recorded"))
+    result = rlenv.score_tasks(RewardModelVerifier(path), [Task("t", "Hi")], ["Hello!"])[0]
+    assert result.status is Status.ERROR and "not a pair layout" in result.details["error"]
+    with pytest.raises(ValueError, match="needs a tokenizer with a chat template"):
+        pair_ids(tiny_tokenizer(), "Hi", "Hello!", "chat")
 
 
 def test_vector_env_of_64_episodes_shares_one_model_and_runs_one_forward_per_micro_batch(rm_path):
     env = SafetyRMEnv(rm_path, data_files=safety_prompts("train"), scorer_kwargs={"batch_size": 16})
     other = SafetyRMEnv(rm_path, data_files=safety_prompts("test"), scorer_kwargs={"batch_size": 16})
-    assert env.verifier.model is other.verifier.model  # one instance per process and configuration
+    assert env.verifier.verifier.model is other.verifier.verifier.model  # one instance per process and configuration
     vec = rlenv.TextVectorEnv(env, num_tasks=32, group_size=2)
     prompts, _ = vec.reset(seed=0)
     calls = []
-    hook = env.verifier.model.register_forward_hook(lambda module, args, out: calls.append(args))
+    hook = env.verifier.verifier.model.register_forward_hook(lambda module, args, out: calls.append(args))
     try:
         completions = [f"Answer number {i}: " + "x" * (i % 7) for i in range(64)]
         _, rewards, terminated, _, infos = vec.step(completions)
@@ -101,7 +133,7 @@ def test_refusal_aware_composite_keeps_batched_forwards(rm_path):
     env = SafetyRMEnv(rm_path, data_files=safety_prompts("train"), refusal_aware=True,
                       scorer_kwargs={"batch_size": 16})
     assert hasattr(env.verifier, "score_batch")
-    model = env.verifier.terms["model"][0].model
+    model = env.verifier.verifier.terms["model"][0].model
     vec = rlenv.TextVectorEnv(env, num_tasks=16, group_size=4)
     vec.reset(seed=1)
     calls = []

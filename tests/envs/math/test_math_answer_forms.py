@@ -1,0 +1,99 @@
+"""Notations raw math-verify reads wrongly, both ways: each equal pair is correct and each near
+miss incorrect through MathVerifier, and raw math-verify gets at least one of each category wrong
+(so each category tests a real gap)."""
+
+import json
+import logging
+
+import pytest
+from math_verify import parse, verify
+
+import rlenv
+from envs.math import MathVerifier
+from envs.math.answer_forms import based_number, choice_letter, normalize_notation, text_key
+from rlenv import Status, Task
+
+logging.getLogger("math_verify").setLevel(logging.ERROR)
+
+# category -> [(gold, answer, equal)]
+CASES = {
+    "base subscript": [
+        ("1011_2", "1011_2", True), ("1011_2", "1011_{2}", True), ("40_{9}", "40_9", True), ("1A_{16}", "1a_{16}", True),
+        ("11_{10}", "11", True), ("0110_2", "110_2", True),
+        ("1011_2", "1011_3", False), ("1011_2", "23_4", False), ("1011_2", "11", False), ("1011_2", "1011", False),
+        ("40_9", "36", False), ("36_9", "36", False),
+    ],
+    "repeating decimal": [
+        (r"\frac{1}{3}", r"0.\overline{3}", True), (r"\frac{1}{6}", r"0.1\overline{6}", True),
+        (r"\frac{1}{7}", r"0.\overline{142857}", True), (r"0.\overline{3}", r"\frac{1}{3}", True), ("1", r"0.\overline{9}", True),
+        (r"\frac{4}{3}", r"1.\overline{3}", True), (r"-\frac{2}{3}", r"-0.\overline{6}", True),
+        (r"\frac{1}{3}", "0.3", False), (r"\frac{1}{6}", r"0.1\overline{7}", False), (r"\frac{1}{3}", r"0.\overline{33}1", False),
+        (r"0.\overline{3}", "0.333", False),
+    ],
+    "degree sign": [
+        (r"90^\circ", "90°", True), ("90", "90°", True), (r"30^{\circ}", "30°", True), ("90°", r"90^\circ", True),
+        (r"90^\circ", "45°", False), ("90°", "91", False),
+    ],
+    "scaled matrix": [
+        (r"\frac{1}{7}\begin{pmatrix}12 \\ -3\end{pmatrix}", r"\begin{pmatrix}12/7 \\ -3/7\end{pmatrix}", True),
+        (r"\begin{pmatrix}12/7 \\ -3/7\end{pmatrix}", r"\frac{1}{7}\begin{pmatrix}12 \\ -3\end{pmatrix}", True),
+        (r"2\begin{pmatrix}1 & 3 \\ 5 & 7\end{pmatrix}", r"\begin{pmatrix}2 & 6 \\ 10 & 14\end{pmatrix}", True),
+        (r"\dfrac{1}{25}\begin{pmatrix}16 \\ -12\end{pmatrix}", r"\begin{pmatrix}0.64 \\ -0.48\end{pmatrix}", True),
+        (r"\frac{1}{7}\begin{pmatrix}12 \\ -3\end{pmatrix}", r"\begin{pmatrix}12 \\ -3\end{pmatrix}", False),
+        (r"\frac{1}{7}\begin{pmatrix}12 \\ -3\end{pmatrix}", r"\begin{pmatrix}3/7 \\ -3/7\end{pmatrix}", False),
+        (r"\frac{1}{7}\begin{pmatrix}12 \\ -3\end{pmatrix}", r"\frac{1}{7}\begin{pmatrix}1 \\ 2\end{pmatrix}", False),
+    ],
+    "text qualifier": [
+        (r"\text{ellipse}", r"\text{an ellipse}", True), (r"\text{an ellipse}", "ellipse", True),
+        (r"\text{Ellipse}", r"\text{the ellipse}", True), (r"\text{(C)}", "(C) Plane", True), ("(C)", r"\text{(C) Plane}", True),
+        (r"\textbf{(B)}", "(B)", True), (r"\text{odd}", "Odd.", True),
+        (r"\text{ellipse}", r"\text{parabola}", False), ("(C)", "(D)", False), (r"\text{(C)}", "(B) Plane", False),
+        (r"\text{odd}", r"\text{even}", False), (r"\text{no}", r"\text{no solution}", False),
+    ],
+}
+PAIRS = [(category, *case) for category, cases in CASES.items() for case in cases]
+
+
+@pytest.fixture(scope="module")
+def verifier():
+    return MathVerifier(timeout=30.0)
+
+
+def raw_math_verify(gold: str, answer: str) -> bool:
+    try:
+        return bool(verify(parse(f"${gold}$", parsing_timeout=None), parse(f"\\boxed{{{answer}}}", parsing_timeout=None),
+                           timeout_seconds=None))
+    except Exception:
+        return False
+
+
+@pytest.mark.parametrize(("category", "gold", "answer", "equal"), PAIRS,
+                         ids=[f"{c}:{g}|{a}" for c, g, a, _ in PAIRS])
+def test_verdict(verifier, category, gold, answer, equal):
+    result = verifier(Task("t", "q", reference=gold), f"The answer is $\\boxed{{{answer}}}$.")
+    assert result.status is (Status.CORRECT if equal else Status.INCORRECT), result.details
+
+
+@pytest.mark.parametrize("category", sorted(CASES))
+def test_each_category_is_a_real_gap_of_raw_math_verify(category):
+    wrong = [case for case in CASES[category] if raw_math_verify(case[0], case[1]) != case[2]]
+    assert wrong, f"raw math-verify already gets every {category} case right: the category tests nothing"
+
+
+def test_helpers():
+    assert normalize_notation("90°") == r"90^{\circ}"
+    assert normalize_notation(r"0.1\overline{6}") == r"(\frac{1}{6})" and normalize_notation(r"0.\overline{9}") == "(1)"
+    assert based_number("1011_{2}") == ("1011", 2) and based_number("x_2") is None and based_number("a_1") is None
+    assert choice_letter(r"\text{(C) Plane}") == "C" and choice_letter("C") is None
+    assert text_key(r"\text{An Ellipse.}") == "ellipse" and text_key("x") is None and text_key("2x") is None
+
+
+def test_math_rows_with_only_problem_and_answer(tmp_path):
+    path = tmp_path / "aime.jsonl"
+    path.write_text(json.dumps({"problem": "Express 11 in base 2.", "answer": "1011_2"}) + "\n"
+                    + json.dumps({"problem": "Compute 6*7.", "answer": "42"}) + "\n")
+    env = rlenv.make("rlenv/MATH-v0", data_files=str(path))
+    tasks = [env.unwrapped.source[i] for i in range(2)]
+    assert [t.gold_completion for t in tasks] == [r"\boxed{1011_2}", r"\boxed{42}"]
+    assert rlenv.check_env(env)["gold"]
+    assert env.unwrapped.verify(tasks[0], r"\boxed{1011_3}").status is Status.INCORRECT
