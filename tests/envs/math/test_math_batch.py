@@ -34,6 +34,13 @@ FAMILIES = [
     ("18", ["18", "18.0", r"\$18", "19", "18 dollars", "1,800"]),
     ("19", ["19", "18", "19.0", r"\frac{38}{2}"]),
     (r"\text{Monday}", [r"\text{Monday}", "Monday", r"\text{Tuesday}"]),
+    ("1011_2", ["1011_2", "1011_{2}", "11", "1011_3", "1011"]),
+    (r"\frac{1}{6}", [r"\frac{1}{6}", r"0.1\overline{6}", r"0.1\overline{7}", "0.16"]),
+    (r"90^\circ", [r"90^\circ", "90°", "45°", r"\frac{\pi}{2}"]),
+    (r"\frac{1}{7}\begin{pmatrix}12 \\ -3\end{pmatrix}", [r"\frac{1}{7}\begin{pmatrix}12 \\ -3\end{pmatrix}",
+                                                        r"\begin{pmatrix}12/7 \\ -3/7\end{pmatrix}",
+                                                        r"\begin{pmatrix}12 \\ -3\end{pmatrix}"]),
+    (r"\text{(C)}", [r"\text{(C)}", "(C) Plane", "(D)", r"\text{(B) Plane}", "C"]),
 ]
 JUNK = ["", "x" * 30, r"\sqrt{", "$$"]
 SETTINGS = [{}, {"hedging": "last"}, {"max_answers": 2}, {"max_answer_chars": 12},
