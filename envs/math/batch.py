@@ -7,11 +7,12 @@ a few final answers. :func:`grade_batch` gives every completion the status and d
 * **Answers are found here**, in the calling process, with
   :func:`envs.math.extraction.extract_answers` (linear-time text processing of a completion
   already capped at ``max_completion_chars``), and the hedging policy is applied to them
-  (:func:`plan`).
-* **Checks run in the workers**, each under the pool's deadline: one *gold check* per distinct
-  reference (its parse, cached in each worker by reference and settings) and
-  one *answer check* per distinct ``(reference, cleaned answer)`` pair (:mod:`envs.math.checks`): parse the
-  answer and compare it with the gold. A check's verdict applies to every completion that commits
+  (:func:`plan`; it mirrors :func:`envs.math.grading.grade`, and ``tests/envs/math/test_math_batch.py``
+  checks that the two agree on random groups).
+* **Checks run in the workers** (:mod:`envs.math.checks`), each under the pool's deadline: one
+  *gold check* per distinct reference (its parse, cached in each worker by reference and
+  settings) and one *answer check* per distinct ``(reference, cleaned answer)`` pair (parse the
+  answer, compare it with the gold). A check's verdict applies to every completion that commits
   to that answer.
 * **Each completion is judged on its own answers** (:func:`judge`): its final answer first, then
   (``hedging="all"``) each other answer in order, stopping at the first one that is not correct.
@@ -106,16 +107,16 @@ def judge(config: GradingConfig, plan: Plan, verdicts: Mapping[str, Outcome]) ->
     if plan.status is not None:
         return Outcome("ok", (plan.status, {**plan.details, "reason": plan.reason}))
     for position, answer in enumerate(plan.answers):
-        named = "the final answer" if position == 0 else repr(answer[:200])
-        if position and len(answer) > config.max_answer_chars:
-            return Outcome("ok", ("incorrect", {**plan.details, "reason": f"{plan.hedged}{named} does not match the reference"}))
-        verdict = verdicts.get(answer)
+        unchecked = position > 0 and len(answer) > config.max_answer_chars  # an over-long other answer
+        verdict = Outcome("ok", False) if unchecked else verdicts.get(answer)
         if verdict is None:
             return answer
         if verdict.kind != "ok":
             return verdict
         if not verdict.value:
-            return Outcome("ok", ("incorrect", {**plan.details, "reason": f"{plan.hedged}{named} does not match the reference"}))
+            named = "the final answer" if position == 0 else repr(answer[:200])
+            reason = f"{plan.hedged}{named} does not match the reference"
+            return Outcome("ok", ("incorrect", {**plan.details, "reason": reason}))
     return Outcome("ok", ("correct", dict(plan.details)))
 
 

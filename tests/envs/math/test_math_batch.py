@@ -145,6 +145,16 @@ def test_a_hedged_answer_is_checked_only_when_the_final_answer_is_correct():
     assert [o.value for o in outcomes] == [alone(verifier.config, "5", c) for c in completions]
 
 
+def test_an_over_long_hedged_answer_is_incorrect_without_a_check():
+    verifier = MathVerifier(timeout=30.0, num_workers=2, max_answer_chars=12)
+    completion = r"\boxed{\frac{75}{100}} or \boxed{0.75}"
+    counting = CountingPool(verifier.pool)
+    (outcome,) = grade_batch(counting, verifier.config, [(r"\frac34", completion)], verifier.timeout)
+    assert counting.rounds == [[(r"\frac34", None), (r"\frac34", "0.75")]]
+    assert outcome.value == alone(verifier.config, r"\frac34", completion)
+    assert outcome.value[0] == "incorrect" and "75" in outcome.value[1]["reason"]
+
+
 @pytest.fixture(scope="module")
 def bounded():
     verifier = MathVerifier(timeout=DEADLINE, num_workers=2)
