@@ -44,7 +44,7 @@ _PLAIN_NUMBER = re.compile(
     r"""^(?P<sign>[-+])?\s*(?:\\?\$|USD\s*|€|£)?\s*(?P<sign2>-)?\s*
     (?P<number>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)
     \s*(?P<percent>\\?%|percent\b)?
-    (?:\s+[A-Za-z][A-Za-z'-]*)*\s*$""",
+    (?:\s+(?:[A-Za-z][A-Za-z'-]+|[mgshLKNJWV]))*\s*$""",  # unit words; one letter only for SI units, not x or i
     re.X,
 )
 _TEXT_NOISE = re.compile(r"\s+|\\left(?![a-zA-Z])|\\right(?![a-zA-Z])|\\[,;:! ]|\\displaystyle|\$")
