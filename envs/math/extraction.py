@@ -21,7 +21,7 @@ import dataclasses
 import re
 from collections.abc import Sequence
 
-from rlenv.boxed import NUMBER, boxed_spans, braces_balanced, unwrap_boxed
+from rlenv.boxed import NUMBER, boxed_spans, unwrap_boxed
 
 #: All anchored formats, in the default priority order.
 ANSWER_FORMATS: tuple[str, ...] = ("boxed", "gsm8k", "answer_tag", "answer_is")
