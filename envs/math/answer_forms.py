@@ -6,8 +6,9 @@
   - Unicode math (``√2``, ``2π``, ``∞``, ``½``, ``x²``, ``≤``, ``·``) becomes the LaTeX it stands
     for (``\\sqrt{2}``, ``2\\pi``, ``\\infty``, ``\\frac{1}{2}``, ``x^{2}``, ``\\le``, ``\\cdot``);
   - degrees: ``90°``, ``90\\degree``, ``90\\textdegree``, ``90^o``, ``90\\deg`` are ``90^{\\circ}``;
-  - repeating decimals are exact rationals: ``0.1\\overline{6}``, ``0.\\bar{3}``, ``0.\\dot{3}``
-    (``0.1\\dot{4}2\\dot{8}``: the digits from the first dot to the last repeat);
+  - repeating decimals are exact rationals: ``0.1\\overline{6}``, ``0.\\bar{3}``, ``0.(3)``,
+    ``0.\\dot{3}`` (``0.1\\dot{4}2\\dot{8}``: the digits from the first dot to the last repeat);
+  - ``\\varnothing`` (and ``∅``) is ``\\emptyset``;
   - brace-less fractions (``\\frac17``, ``\\dfrac1{7}``) get their braces, so the digits after
     them are not swallowed;
   - a scalar times a matrix or vector (``\\frac{1}{7}\\begin{pmatrix}12 \\\\ -3\\end{pmatrix}``,
@@ -24,11 +25,12 @@
 
 * **Compared by form** (:func:`compare_forms`), when either side has that form:
 
-  - numbers with a base subscript (``1011_2``, ``40_{9}``, ``1011_{(2)}``): the base is part of
-    the answer. Same digits in the same base are equal; a different base is a different answer,
-    even for the same value, and plain digits are base 10 (``11_{10}`` is ``11``, ``1011`` is not
-    ``1011_2``): the gold answer says which base was asked for;
-  - multiple-choice letters (``(C)``, ``\\text{(C)}``, ``(C) Plane``, ``C) Plane``, ``B: 12``):
+  - numbers with a base subscript (``1011_2``, ``40_{9}``, ``1011_{(2)}``, ``(1011)_2``,
+    ``1011_{\\text{two}}``): the base is part of the answer. Same digits in the same base are
+    equal; a different base is a different answer, even for the same value, and plain digits are
+    base 10 (``11_{10}`` is ``11``, ``1011`` is not ``1011_2``): the gold answer says which base
+    was asked for;
+  - multiple-choice letters (``(C)``, ``\\text{(C)}``, ``\\text{C}``, ``(C) Plane``, ``B: 12``):
     equal when the letters are; lists of letters (``\\text{A, C}``, ``(A), (C)``, ``C, A``) are
     equal when they hold the same letters;
   - text answers (``\\text{an ellipse}``, ``ellipse``, ``\\text{odd function}``): equal when their
@@ -46,7 +48,7 @@ _VULGAR = {"½": (1, 2), "⅓": (1, 3), "⅔": (2, 3), "¼": (1, 4), "¾": (3, 4
            "⅘": (4, 5), "⅙": (1, 6), "⅚": (5, 6), "⅛": (1, 8), "⅜": (3, 8), "⅝": (5, 8), "⅞": (7, 8)}
 _SYMBOLS = {"π": r"\pi", "∞": r"\infty", "·": r"\cdot", "⋅": r"\cdot", "×": r"\times", "÷": r"\div", "≤": r"\le",
             "≥": r"\ge", "≠": r"\ne", "±": r"\pm", "∓": r"\mp", "∪": r"\cup", "∩": r"\cap", "∈": r"\in",
-            "θ": r"\theta", "α": r"\alpha", "β": r"\beta", "γ": r"\gamma", "δ": r"\delta", "λ": r"\lambda",
+            "∅": r"\emptyset", "θ": r"\theta", "α": r"\alpha", "β": r"\beta", "γ": r"\gamma", "δ": r"\delta", "λ": r"\lambda",
             "μ": r"\mu", "σ": r"\sigma", "φ": r"\phi", "ω": r"\omega", "Δ": r"\Delta"}
 _SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
 _SUPERSCRIPT_RUN = re.compile("[⁰¹²³⁴⁵⁶⁷⁸⁹⁻]+")
@@ -57,6 +59,7 @@ _UNICODE = re.compile("|".join(map(re.escape, sorted({**_VULGAR, **_SYMBOLS}, ke
 _DEGREE = re.compile(r"\s*(?:°|\\degree(?![A-Za-z])|\\textdegree(?![A-Za-z])|(?<=\d)\s*\\deg(?![A-Za-z])"
                      r"|(?<=\d)\s*\^\s*(?:o|\{\s*o\s*\})(?![A-Za-z]))")
 _REPEATING = re.compile(r"(?<![\d.])(-?)(\d*)\.(\d*)\\(?:overline|bar)\s*(?:\{\s*(\d+)\s*\}|(\d))(?!\s*[\d.])")
+_PAREN_REPEATING = re.compile(r"(?<![\d.])(-?)(\d*)\.(\d*)\((\d+)\)(?![\d.])")
 _DOTTED = re.compile(r"(?<![\d.])(-?)(\d*)\.(\d*)\\dot\s*(?:\{\s*(\d)\s*\}|(\d))(?:(\d*)\\dot\s*(?:\{\s*(\d)\s*\}|(\d)))?"
                      r"(?!\s*[\d.])")
 _BARE_FRAC = re.compile(r"\\([dt]?frac)\s*(?:(\d)|(\{[^{}]*\}))\s*(?:(\d)|(\{[^{}]*\}))")
@@ -189,6 +192,10 @@ def normalize_notation(answer: str) -> str:
         answer = _DEGREE.sub(r"^{\\circ}", answer)
     if "overline" in answer or "\\bar" in answer:
         answer = _REPEATING.sub(_repeating_fraction, answer)
+    if ".(" in answer:
+        answer = _PAREN_REPEATING.sub(lambda m: _rational_text(_repeating_value(*m.groups())), answer)
+    if "\\varnothing" in answer:
+        answer = answer.replace("\\varnothing", "\\emptyset")
     if "\\dot" in answer:
         answer = _DOTTED.sub(_dotted_fraction, answer)
     if "frac" in answer:
@@ -212,7 +219,10 @@ def normalize_notation(answer: str) -> str:
 
 # -- compared by form ----------------------------------------------------------------------------
 _WRAPPER = re.compile(r"\\(?:text|textbf|textit|textrm|textsf|mathrm|mathbf|mathit|mbox)\s*\{([^{}]*)\}")
-_BASED = re.compile(r"^\s*(?:\\text\{\s*)?([0-9A-Za-z]+)\s*\}?\s*_\s*(?:\{\s*\(?\s*(\d+)\s*\)?\s*\}|(\d))\s*$")
+_BASED = re.compile(r"^\(?\s*([0-9A-Za-z]+)\s*\)?\s*_\s*(?:\{\s*\(?\s*([0-9a-z]+)\s*\)?\s*\}|(\d))$")
+_BASE_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
+               "eleven": 11, "twelve": 12, "sixteen": 16}
+_TEXT_LETTER = re.compile(r"^\s*\\(?:text|textbf|textrm|mbox)\s*\{\s*([A-E])\s*\}\s*$")
 _CHOICE = re.compile(r"^(?:\(\s*([A-Ea-e])\s*\)|([A-E])\s*[).:](?!\d))(?:\s*(.*))?$", re.S)
 _LETTER = r"(?:\(\s*[A-Z]\s*\)|[A-Z])"
 _LETTER_LIST = re.compile(rf"^{_LETTER}(?:\s*(?:,|;|&|\band\b)\s*{_LETTER})+$")
@@ -230,20 +240,27 @@ def _unwrap(answer: str) -> str:
 
 
 def based_number(answer: str) -> tuple[str, int] | None:
-    """``(digits, base)`` of an answer written with a base subscript (``1011_2``, ``40_{9}``), else None."""
-    match = _BASED.match(answer)
+    """``(digits, base)`` of an answer written with a base subscript (``1011_2``, ``40_{9}``,
+    ``\\text{1011}_2``, ``(1011)_2``, ``1011_{\\text{two}}``), else None."""
+    match = _BASED.match(_unwrap(answer))
     if match is None:
         return None
-    digits, base = match[1].upper().lstrip("0") or "0", int(match[2] or match[3])
-    if not 2 <= base <= 36 or any(int(digit, 36) >= base for digit in digits):
+    base_text = match[2] or match[3]
+    base = int(base_text) if base_text.isdigit() else _BASE_WORDS.get(base_text)
+    digits = match[1].upper().lstrip("0") or "0"
+    if base is None or not 2 <= base <= 36 or any(int(digit, 36) >= base for digit in digits):
         return None  # ``x_2``, ``a_1``: a variable with an index, not a number in a base
     return digits, base
 
 
 def choice_letter(answer: str) -> str | None:
-    """The letter of a multiple-choice answer (``(C)``, ``\\text{(C)}``, ``(C) Plane``, ``C) Plane``), else None."""
+    """The letter of a multiple-choice answer (``(C)``, ``\\text{(C)}``, ``(C) Plane``, ``C) Plane``,
+    ``\\text{C}``; a bare ``C`` is a variable), else None."""
     match = _CHOICE.match(_unwrap(answer))
-    return (match[1] or match[2]).upper() if match else None
+    if match:
+        return (match[1] or match[2]).upper()
+    match = _TEXT_LETTER.match(answer)
+    return match[1] if match else None
 
 
 def choice_letters(answer: str) -> frozenset[str] | None:

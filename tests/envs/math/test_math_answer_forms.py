@@ -19,7 +19,8 @@ logging.getLogger("math_verify").setLevel(logging.ERROR)
 CASES = {
     "base subscript": [
         ("1011_2", "1011_2", True), ("1011_2", "1011_{2}", True), ("40_{9}", "40_9", True), ("1A_{16}", "1a_{16}", True),
-        ("11_{10}", "11", True), ("0110_2", "110_2", True),
+        ("11_{10}", "11", True), ("0110_2", "110_2", True), ("1011_2", r"1011_{\text{two}}", True), ("1011_2", "(1011)_2", True),
+        ("1011_2", r"1011_{\text{three}}", False),
         ("1011_2", "1011_3", False), ("1011_2", "23_4", False), ("1011_2", "11", False), ("1011_2", "1011", False),
         ("40_9", "36", False), ("36_9", "36", False),
     ],
@@ -54,10 +55,12 @@ CASES = {
     "choice letters": [
         (r"\text{A, C}", "C, A", True), (r"\text{(A), (C)}", "A, C", True), (r"\text{(B)}", "B: 12", True),
         (r"\text{(C)}", r"\text{C) Plane}", True), (r"\text{A, C}", "A, C, D", False), (r"\text{(D)}", "E. 24", False),
+        (r"\text{B}", r"\text{(B) } 3", True), (r"\text{B}", r"\text{(C) } 3", False),
     ],
     "more degree and repeating forms": [
         (r"75^\circ", r"75\degree", True), (r"36^\circ", "36^{o}", True), (r"90^\circ", r"90\textdegree", True),
         (r"\frac{1}{3}", r"0.\bar{3}", True), (r"\frac{14}{99}", r"0.\dot{1}\dot{4}", True),
+        (r"0.\overline{3}", "0.(3)", True), (r"\frac{1}{3}", "0.(6)", False), (r"\emptyset", r"\varnothing", True),
         (r"90^\circ", r"45\degree", False), (r"\frac{1}{3}", r"0.\bar{6}", False), (r"\frac{1}{9}", r"0.\dot{2}", False),
     ],
     "brace-less fraction": [
