@@ -62,7 +62,7 @@ _REPEATING = re.compile(r"(?<![\d.])(-?)(\d*)\.(\d*)\\(?:overline|bar)\s*(?:\{\s
 _PAREN_REPEATING = re.compile(r"(?<![\d.])(-?)(\d*)\.(\d*)\((\d+)\)(?![\d.])")
 _DOTTED = re.compile(r"(?<![\d.])(-?)(\d*)\.(\d*)\\dot\s*(?:\{\s*(\d)\s*\}|(\d))(?:(\d*)\\dot\s*(?:\{\s*(\d)\s*\}|(\d)))?"
                      r"(?!\s*[\d.])")
-_BARE_FRAC = re.compile(r"\\([dt]?frac)\s*(?:(\d)|(\{[^{}]*\}))\s*(?:(\d)|(\{[^{}]*\}))")
+_BARE_FRAC = re.compile(r"\\([dt]?frac)\s*(?:(\d)\s*(\d|\{[^{}]*\})|(\{[^{}]*\})\s*(\d))")  # an argument without braces
 _MATRIX = re.compile(r"(?P<left>\\left\s*[(\[]\s*)?\\begin\{(?P<env>[pbB]?matrix)\}(?P<body>.*)\\end\{(?P=env)\}"
                      r"(?P<right>\s*\\right\s*[)\]])?", re.S)
 _THOUSANDS = re.compile(r"(?<![\w.}])(\d{1,3})((?:(?:\\[,!]|\\ |\{,\}|~|,\\!)\d{3})+)(?![\d])")
@@ -111,9 +111,8 @@ def _dotted_fraction(match: re.Match) -> str:
 
 
 def _bare_frac(match: re.Match) -> str:
-    numerator = match[2] if match[2] is not None else match[3][1:-1]
-    denominator = match[4] if match[4] is not None else match[5][1:-1]
-    return f"\\{match[1]}{{{numerator}}}{{{denominator}}}"
+    numerator, denominator = (match[2], match[3]) if match[2] is not None else (match[4], match[5])
+    return f"\\{match[1]}{{{numerator.strip('{}')}}}{{{denominator.strip('{}')}}}"
 
 
 def _top_level(text: str) -> str:
@@ -184,6 +183,8 @@ def _inequality_interval(answer: str) -> str:
 def normalize_notation(answer: str) -> str:
     """``answer`` with the notations of this module's first list rewritten into notation
     math-verify reads correctly (other text unchanged)."""
+    if answer.isascii() and answer.isdigit():
+        return answer  # the common case: nothing to rewrite (``isdigit`` alone accepts ``⁶``)
     if not answer.isascii():
         if "°" in answer:
             answer = _DEGREE.sub(r"^{\\circ}", answer)
@@ -202,7 +203,7 @@ def normalize_notation(answer: str) -> str:
         answer = _BARE_FRAC.sub(_bare_frac, answer)
     if "matrix" in answer:
         answer = _scaled_matrix(answer)
-    if "\\" in answer or "{," in answer or "~" in answer:
+    if "\\," in answer or "\\!" in answer or "{,}" in answer or "~" in answer or "\\ " in answer:
         answer = _THOUSANDS.sub(lambda m: m[1] + _SEPARATOR.sub("", m[2]), answer)
     if " " in answer:
         spaced = _SPACED_THOUSANDS.match(answer)

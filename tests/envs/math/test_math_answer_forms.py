@@ -125,6 +125,7 @@ def test_helpers():
     assert text_key(r"\text{an odd function}") == "odd" and text_key(r"\text{function}") == "function"
     assert choice_letters(r"\text{(A), (C)}") == {"A", "C"} and choice_letters("(A, B)") is None and choice_letters("A") is None
     assert normalize_notation("√12") == r"\sqrt{12}" and normalize_notation("¾") == r"\frac{3}{4}"
+    assert normalize_notation("10⁶") == "10^{6}" and normalize_notation("42") == "42"
     assert normalize_notation(r"0.\dot{1}4\dot{2}") == r"(\frac{142}{999})" and normalize_notation(r"\frac17") == r"\frac{1}{7}"
     assert normalize_notation(r"1\,000") == "1000" and normalize_notation(r"x = 1\,5") == r"x = 1\,5"
     assert normalize_notation(r"-2 < x \le 3") == "(-2, 3]" and normalize_notation("1 < x > 0") == "1 < x > 0"
