@@ -9,16 +9,19 @@ Policy (see also the README section "Math environments"):
   \\boxed{2}`` is incorrect against ``1``; restating the same answer is fine. With
   ``hedging="last"`` only the final answer counts.
 * **Parsing**: a plain number (optional sign, currency, thousands separators, decimals,
-  ``%``/``percent`` and trailing unit words, e.g. ``$1,000``, ``18 dollars``, ``12.5%``) is read
-  as that number; anything else is parsed as LaTeX inside ``\\boxed{}`` by math-verify, with
-  ``\\mathrm{e}``-style single letters unwrapped first.
+  ``%``/``percent`` and trailing unit words, of one letter only SI units (``5 m``, not ``2 x``),
+  e.g. ``$1,000``, ``18 dollars``, ``12.5%``) is read as that number; anything else is parsed
+  as LaTeX inside ``\\boxed{}`` by math-verify, with ``\\mathrm{e}``-style single letters
+  unwrapped first.
 * **Comparison**: ``math_verify.verify(gold, prediction)``, gold first, math-verify's own
   timeouts off (the deadline is enforced by :mod:`envs.math.pool`). math-verify's leniencies
   stay: ``x = 3`` vs ``3``, ``10\\%`` vs ``10`` vs ``0.1``, ``\\frac{2}{4}`` vs ``\\frac12``,
   ``1+1`` vs ``2``, units text, set order.
-* **Notations math-verify misreads** (:mod:`envs.math.answer_forms`): ``90°``, repeating
-  decimals and scalar-times-matrix are rewritten before parsing; numbers with a base subscript,
-  multiple-choice letters and text answers (``\\text{an ellipse}``) are compared by their form.
+* **Notations math-verify misreads** (:mod:`envs.math.answer_forms`): degrees (``90°``),
+  repeating decimals, scalar-times-matrix, Unicode math, thousands separators, inequalities as
+  intervals, the spacing of ``i`` and a final period are rewritten before parsing; numbers with a
+  base subscript, multiple-choice letters (and lists of them) and text answers
+  (``\\text{an ellipse}``) are compared by their form.
 * **Unparsed answers are compared as text**: when math-verify cannot turn one side into a sympy
   object (e.g. ``4\\sqrt(2)``, ``\\forall x>0, f(x)=0``), the two answers must be equal as
   normalized text. math-verify itself would compare a truncated fallback string, or a number
@@ -45,7 +48,7 @@ _PLAIN_NUMBER = re.compile(
     r"""^(?P<sign>[-+])?\s*(?:\\?\$|USD\s*|€|£)?\s*(?P<sign2>-)?\s*
     (?P<number>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)
     \s*(?P<percent>\\?%|percent\b)?
-    (?:\s+[A-Za-z][A-Za-z'-]*)*\s*$""",
+    (?:\s+(?:[A-Za-z][A-Za-z'-]+|[mgshLKNJWV]))*\s*$""",  # unit words; one letter only for SI units, not x or i
     re.X,
 )
 _TEXT_NOISE = re.compile(r"\s+|\\left(?![a-zA-Z])|\\right(?![a-zA-Z])|\\[,;:! ]|\\displaystyle|\$")

@@ -47,6 +47,12 @@ class NonAnswerGuard:
         self.harmful_field = harmful_field
         self.reward = None if reward is None else float(reward)
 
+    def __getattr__(self, name: str) -> Any:
+        """Anything else is the wrapped verifier's (``env.verifier.model``, ``.layout``, ``.terms``)."""
+        if name.startswith("__") or name == "verifier":
+            raise AttributeError(name)
+        return getattr(self.verifier, name)
+
     def _score(self, tasks: Sequence[Task], completions: Sequence[str]) -> list[RewardResult]:
         if hasattr(self.verifier, "score_batch"):
             return list(self.verifier.score_batch(tasks, completions))

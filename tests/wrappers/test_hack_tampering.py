@@ -238,14 +238,18 @@ def _tampering_corpus():
 
 def _fence_styles():
     """Every fence the code extractor accepts: each fence character at lengths 3 and 4, each
-    Python tag and no tag (derived from the extractor, so a new style adds cases)."""
+    Python tag (as written and capitalized), no tag and another language's tag (run when it is the
+    only block), and an indented fence with an info string after the tag (derived from the
+    extractor, so a new fence character or tag adds cases)."""
     from rlenv.code_blocks import FENCE_CHARS, PYTHON_TAGS
 
-    return [(char * length, tag) for char in FENCE_CHARS for length in (3, 4) for tag in (*PYTHON_TAGS, "")]
+    tags = [*PYTHON_TAGS, *(tag.capitalize() for tag in PYTHON_TAGS), "", "text"]
+    styles = [("", char * length, tag) for char in FENCE_CHARS for length in (3, 4) for tag in tags]
+    return styles + [("  ", char * 3, f"{PYTHON_TAGS[0]} title=solution.py") for char in FENCE_CHARS]
 
 
-@pytest.mark.parametrize(("fence", "tag"), _fence_styles())
-def test_every_flagged_corpus_case_is_still_flagged_in_every_fence_style_and_truncated(fence, tag):
+@pytest.mark.parametrize(("indent", "fence", "tag"), _fence_styles())
+def test_every_flagged_corpus_case_is_still_flagged_in_every_fence_style_and_truncated(indent, fence, tag):
     from rlenv.code_blocks import extract_code as verifier_code
 
     missed = []
@@ -253,8 +257,8 @@ def test_every_flagged_corpus_case_is_still_flagged_in_every_fence_style_and_tru
         if not detect_code_tampering(row["completion"], row["prompt"]).fired:
             continue  # a miss of the detector itself (its recall is measured by benchmarks/hack_detection.py)
         code = verifier_code(row["completion"]) or row["completion"]
-        closed = f"Here is my solution.\n{fence}{tag}\n{code}\n{fence}\nIt passes the tests."
-        truncated = f"Here is my solution.\n{fence}{tag}\n{code}"
+        closed = f"Here is my solution.\n{indent}{fence}{tag}\n{code}\n{indent}{fence}\nIt passes the tests."
+        truncated = f"Here is my solution.\n{indent}{fence}{tag}\n{code}"
         for completion in (closed, truncated):
             assert verifier_code(completion).strip() == code.strip()  # the verifier runs exactly this code
             if not detect_code_tampering(completion, row["prompt"]).fired:

@@ -10,7 +10,7 @@ from math_verify import parse, verify
 
 import rlenv
 from envs.math import MathVerifier
-from envs.math.answer_forms import based_number, choice_letter, normalize_notation, text_key
+from envs.math.answer_forms import based_number, choice_letter, choice_letters, normalize_notation, text_key
 from rlenv import Status, Task
 
 logging.getLogger("math_verify").setLevel(logging.ERROR)
@@ -19,7 +19,8 @@ logging.getLogger("math_verify").setLevel(logging.ERROR)
 CASES = {
     "base subscript": [
         ("1011_2", "1011_2", True), ("1011_2", "1011_{2}", True), ("40_{9}", "40_9", True), ("1A_{16}", "1a_{16}", True),
-        ("11_{10}", "11", True), ("0110_2", "110_2", True),
+        ("11_{10}", "11", True), ("0110_2", "110_2", True), ("1011_2", r"1011_{\text{two}}", True), ("1011_2", "(1011)_2", True),
+        ("1011_2", r"1011_{\text{three}}", False),
         ("1011_2", "1011_3", False), ("1011_2", "23_4", False), ("1011_2", "11", False), ("1011_2", "1011", False),
         ("40_9", "36", False), ("36_9", "36", False),
     ],
@@ -49,6 +50,41 @@ CASES = {
         (r"\textbf{(B)}", "(B)", True), (r"\text{odd}", "Odd.", True),
         (r"\text{ellipse}", r"\text{parabola}", False), ("(C)", "(D)", False), (r"\text{(C)}", "(B) Plane", False),
         (r"\text{odd}", r"\text{even}", False), (r"\text{no}", r"\text{no solution}", False),
+        (r"\text{even}", r"\text{an even function}", True), (r"\text{odd}", r"\text{even function}", False),
+    ],
+    "choice letters": [
+        (r"\text{A, C}", "C, A", True), (r"\text{(A), (C)}", "A, C", True), (r"\text{(B)}", "B: 12", True),
+        (r"\text{(C)}", r"\text{C) Plane}", True), (r"\text{A, C}", "A, C, D", False), (r"\text{(D)}", "E. 24", False),
+        (r"\text{B}", r"\text{(B) } 3", True), (r"\text{B}", r"\text{(C) } 3", False),
+    ],
+    "more degree and repeating forms": [
+        (r"75^\circ", r"75\degree", True), (r"36^\circ", "36^{o}", True), (r"90^\circ", r"90\textdegree", True),
+        (r"\frac{1}{3}", r"0.\bar{3}", True), (r"\frac{14}{99}", r"0.\dot{1}\dot{4}", True),
+        (r"0.\overline{3}", "0.(3)", True), (r"\frac{1}{3}", "0.(6)", False), (r"\emptyset", r"\varnothing", True),
+        (r"90^\circ", r"45\degree", False), (r"\frac{1}{3}", r"0.\bar{6}", False), (r"\frac{1}{9}", r"0.\dot{2}", False),
+    ],
+    "brace-less fraction": [
+        (r"\frac17\begin{pmatrix}12 \\ -3\end{pmatrix}", r"\begin{pmatrix}12/7 \\ -3/7\end{pmatrix}", True),
+        (r"\begin{pmatrix}12/7 \\ -3/7\end{pmatrix}", r"\frac{1}{7} \left(\begin{matrix}12 \\ -3\end{matrix}\right)", True),
+        (r"\frac{1}{\sqrt{2}}\begin{pmatrix}1 \\ 1\end{pmatrix}", r"\begin{pmatrix}\frac{\sqrt2}{2} \\ \frac{\sqrt2}{2}\end{pmatrix}", True),
+        (r"-\frac{1}{7}\begin{pmatrix}12 \\ -3\end{pmatrix}", r"\begin{pmatrix}12/7 \\ -3/7\end{pmatrix}", False),
+        ("17", r"\frac17", False),
+    ],
+    "unicode": [
+        (r"\sqrt{2}", "√2", True), (r"2\sqrt{3}", "2√3", True), (r"\infty", "∞", True), (r"\frac{3}{4}", "¾", True), ("x^2", "x²", True),
+        (r"\frac{5}{2}", "2½", True), (r"\sqrt{3}", "√2", False), ("x^3", "x²", False), (r"\frac{1}{3}", "½", False),
+    ],
+    "thousands separators": [
+        (r"1\,000", "1000", True), ("10 000", "10000", True), (r"1\,234\,567", "1234567", True), ("1000", r"1\!000", True),
+        (r"1\,000", "100", False), ("1,234", "1.234", False), ("3,500", "35,00", False),
+    ],
+    "inequality chain": [
+        ("[0, 1]", r"0 \le x \le 1", True), ("(-1, 1)", "-1 < x < 1", True), ("[1,3]", r"3 \ge x \ge 1", True),
+        ("[0,1)", r"0 \le x \le 1", False), ("(1,3]", "1 < x < 3", False),
+    ],
+    "spacing and final period": [
+        ("3-4i", "3 - 4 i", True), ("2x", "2 x", True), ("5", "5.", True), (r"\text{Tuesday}", r"\text{Tuesday}.", True),
+        ("2+3i", "2 - 3 i", False), ("5i", "5", False), ("5", "6.", False),
     ],
 }
 PAIRS = [(category, *case) for category, cases in CASES.items() for case in cases]
@@ -86,6 +122,13 @@ def test_helpers():
     assert based_number("1011_{2}") == ("1011", 2) and based_number("x_2") is None and based_number("a_1") is None
     assert choice_letter(r"\text{(C) Plane}") == "C" and choice_letter("C") is None
     assert text_key(r"\text{An Ellipse.}") == "ellipse" and text_key("x") is None and text_key("2x") is None
+    assert text_key(r"\text{an odd function}") == "odd" and text_key(r"\text{function}") == "function"
+    assert choice_letters(r"\text{(A), (C)}") == {"A", "C"} and choice_letters("(A, B)") is None and choice_letters("A") is None
+    assert normalize_notation("√12") == r"\sqrt{12}" and normalize_notation("¾") == r"\frac{3}{4}"
+    assert normalize_notation("10⁶") == "10^{6}" and normalize_notation("42") == "42"
+    assert normalize_notation(r"0.\dot{1}4\dot{2}") == r"(\frac{142}{999})" and normalize_notation(r"\frac17") == r"\frac{1}{7}"
+    assert normalize_notation(r"1\,000") == "1000" and normalize_notation(r"x = 1\,5") == r"x = 1\,5"
+    assert normalize_notation(r"-2 < x \le 3") == "(-2, 3]" and normalize_notation("1 < x > 0") == "1 < x > 0"
 
 
 def test_math_rows_with_only_problem_and_answer(tmp_path):
