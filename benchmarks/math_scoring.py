@@ -237,36 +237,44 @@ def distinct_final_answers(tasks: list[Task], completions: list[str]) -> float:
     return len(finals) / len({t.id for t in tasks})
 
 
-def grouped_methods(single: MathVerifier, parallel: MathVerifier) -> dict[str, Callable[..., list[bool]]]:
-    """The methods of the grouped workload: ``name -> f(tasks, completions) -> verdicts``."""
+Method = Callable[[list[Task], list[str]], list[bool]]
+
+
+def grouped_methods(verifiers: dict[str, MathVerifier]) -> dict[str, tuple[Method, MathVerifier | None]]:
+    """The methods of the grouped workload: ``name -> (f(tasks, completions) -> verdicts, its verifier)``."""
     from math_verify import parse, verify
 
     from envs.math.grading import grade
 
-    config = single.config
-    return {
-        "raw math_verify parse+verify loop (1 process)":
+    config = MathVerifier().config
+
+    def batch(verifier: MathVerifier) -> Method:
+        return lambda tasks, completions: [r.correct for r in verifier.score_batch(tasks, completions)]
+
+    methods: dict[str, tuple[Method, MathVerifier | None]] = {
+        "raw math_verify parse+verify loop (1 process)": (
             lambda tasks, completions: [verify(parse(f"${t.reference}$"), parse(c)) for t, c in zip(tasks, completions)],
-        "envs.math grade() loop, in-process, one by one":
+            None),
+        "envs.math grade() loop, in-process, one by one": (
             lambda tasks, completions: [grade(config, t.reference, c)[0] == "correct" for t, c in zip(tasks, completions)],
-        "MathVerifier.score_batch, warm, 1 worker":
-            lambda tasks, completions: [r.correct for r in single.score_batch(tasks, completions)],
-        f"MathVerifier.score_batch, warm, {parallel.pool.num_workers} workers":
-            lambda tasks, completions: [r.correct for r in parallel.score_batch(tasks, completions)],
+            None),
     }
+    for label, verifier in verifiers.items():
+        methods[f"MathVerifier.score_batch, warm, {label}"] = (batch(verifier), verifier)
+    return methods
 
 
 def run_grouped(problems: int, repeats: int, workers: int) -> None:
-    single, parallel = MathVerifier(num_workers=1), MathVerifier(num_workers=workers)
+    verifiers = {f"{n} worker{'s' if n > 1 else ''}": MathVerifier(num_workers=n) for n in dict.fromkeys((1, workers))}
     startup = {}
-    for verifier in (single, parallel):
+    for label, verifier in verifiers.items():
         verifier.pool.close()
         start = time.perf_counter()
         verifier.pool.start()
-        startup[verifier.pool.num_workers] = time.perf_counter() - start
-    methods = grouped_methods(single, parallel)
+        startup[label] = time.perf_counter() - start
+    methods = grouped_methods(verifiers)
     warm_up = build_groups(problems, seed=-1)
-    for method in methods.values():
+    for method, _ in methods.values():
         method(*warm_up)
     load_before = os.getloadavg()
     runs: dict[str, list[tuple[float, float]]] = {}
@@ -275,24 +283,22 @@ def run_grouped(problems: int, repeats: int, workers: int) -> None:
         tasks, completions = build_groups(problems, seed=repeat)
         distinct.append(distinct_final_answers(tasks, completions))
         verdicts = {}
-        for name, method in methods.items():
-            pids = [] if "in-process" in name or "raw" in name else \
-                (single if "1 worker" in name else parallel).pool.worker_pids()
-            clock = Clock(pids)
+        for name, (method, verifier) in methods.items():
+            clock = Clock(verifier.pool.worker_pids() if verifier else [])
             verdicts[name] = method(tasks, completions)
             runs.setdefault(name, []).append(clock.stop())
         raw, *ours = verdicts.values()
         if any(v != ours[0] for v in ours):
             raise SystemExit("grade() one by one and score_batch disagree")
         agreement.append((sum(raw), sum(ours[0]), sum(r and o for r, o in zip(raw, ours[0]))))
-    single.pool.close()
-    parallel.pool.close()
+    for verifier in verifiers.values():
+        verifier.pool.close()
     n = problems * GROUP
     print(f"# grouped competition answers: {problems} problems x {GROUP} completions ({n} items, "
           f"{statistics.mean(distinct):.1f} distinct final answers per group), median of {repeats} runs, "
           f"load average {load_before[0]:.1f} before / {os.getloadavg()[0]:.1f} after")
     print_table(runs, n)
-    print(f"\nworker start-up (not in the table): 1 worker {startup[1]:.2f} s, {workers} workers {startup[workers]:.2f} s")
+    print("\nworker start-up (not in the table): " + ", ".join(f"{label} {t:.2f} s" for label, t in startup.items()))
     raw_correct, env_correct, both = (sum(x) for x in zip(*agreement))
     print(f"correct over all runs: raw {raw_correct}, env {env_correct}, both {both}")
 
