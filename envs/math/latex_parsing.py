@@ -1,19 +1,23 @@
-"""Two-stage LaTeX parsing in the workers: ANTLR's SLL prediction first, full LL when SLL fails.
+"""Faster LaTeX-to-sympy conversion in the workers, with exactly the results of the original.
 
 math-verify turns LaTeX into sympy with latex2sympy2_extended, an ANTLR grammar run by ANTLR's
-pure-Python runtime in its default full-LL prediction mode. There, every decision that needs
-context (sets, intervals, unions, matrices, ...) re-runs a full-context simulation that is never
-cached: 5-30 ms per answer, most of a check's time. ANTLR's SLL mode skips that simulation and,
-by ANTLR's own guarantee (``PredictionMode.SLL``), either builds the very parse tree LL would
-build or reports a syntax error. So this module parses with SLL and, on any failure, parses again
-from scratch with LL (ANTLR's "two-stage parsing"): the result, a value or an exception, is
-always the one LL gives; only the time differs. Answers where a letter or a command carries a
-sub- or superscript (``x^2``, ``\\pi^2``, ``x_1``), which this grammar cannot parse in SLL, go
-straight to LL.
+pure-Python runtime. :func:`install` changes two of its costs, never its results:
 
-:func:`install` switches latex2sympy2_extended to two-stage parsing in the calling process; the
-grading workers call it at start (:func:`envs.math.checks.init_worker`), the caller's process
-never does.
+* **Two-stage parsing.** In ANTLR's default full-LL prediction mode every decision that needs
+  context (sets, intervals, unions, matrices, ...) re-runs a full-context simulation that is never
+  cached: 5-30 ms per answer. ANTLR's SLL mode skips that simulation and, by ANTLR's own
+  guarantee (``PredictionMode.SLL``), either builds the very parse tree LL would build or reports
+  a syntax error. So the parser tries SLL and, on any failure, parses again from scratch with LL
+  (ANTLR's "two-stage parsing"): the result, a value or an exception, is always LL's. LaTeX where
+  a letter or a command carries a sub- or superscript (``x^2``, ``\\pi^2``, ``x_1``), which this
+  grammar cannot parse in SLL, goes straight to LL.
+* **Integer literals.** latex2sympy2_extended reads every number with ``sympy.Number(text)``,
+  which runs sympy's string parser (about 0.5 ms a number); an ASCII digit string becomes
+  ``sympy.Integer(int(text))`` instead, the very object that parser returns. Anything else
+  (decimals, other digits, very long numbers) still goes through ``sympy.Number``.
+
+The grading workers call :func:`install` at start (:func:`envs.math.checks.init_worker`); the
+caller's process never does.
 """
 
 from __future__ import annotations
@@ -27,6 +31,8 @@ logger = logging.getLogger(__name__)
 #: LaTeX that SLL prediction cannot parse in latex2sympy2_extended's grammar: a letter or a
 #: command directly followed by a sub- or superscript. It is parsed with LL at once.
 LL_ONLY = re.compile(r"(?:[A-Za-z]|\\[A-Za-z]+)\s*[_^]")
+#: Longer digit strings keep sympy's own reading (Python caps int() of very long strings).
+MAX_FAST_DIGITS = 100
 
 
 def two_stage_parser(create_parser: Any, converter: Any, latex: str) -> Any:
@@ -54,21 +60,38 @@ def two_stage_parser(create_parser: Any, converter: Any, latex: str) -> Any:
     return parser
 
 
+def integer_literal(parse_number: Any, converter: Any, text: str) -> Any:
+    """latex2sympy2_extended's number reading, with ASCII digit strings read as ``sympy.Integer``.
+
+    Args:
+        parse_number: latex2sympy2_extended's own ``(converter, text) -> sympy.Number``.
+        converter: The ``_Latex2Sympy`` instance reading the number.
+        text: The number as written (thousands commas allowed, as the original allows them).
+    """
+    from sympy import Integer
+
+    digits = text.replace(",", "")
+    if digits.isascii() and digits.isdigit() and len(digits) <= MAX_FAST_DIGITS:
+        return Integer(int(digits))
+    return parse_number(converter, text)
+
+
 def install() -> bool:
-    """Make latex2sympy2_extended parse with SLL first, LL on failure, in this process.
+    """Switch latex2sympy2_extended to two-stage parsing and fast integer literals, in this process.
 
     Returns:
-        True when two-stage parsing is on (installed now or before); False, with a warning
-        logged, when this latex2sympy2_extended has no ``_Latex2Sympy.create_parser`` to wrap
-        (parsing then stays plain LL: same results, slower).
+        True when both are on (installed now or before); False, with a warning logged, when this
+        latex2sympy2_extended lacks ``_Latex2Sympy.create_parser`` or ``parse_number`` (its own
+        code then runs unchanged: same results, slower).
     """
     from latex2sympy2_extended import latex2sympy2
 
     converter_class = getattr(latex2sympy2, "_Latex2Sympy", None)
     create_parser = getattr(converter_class, "create_parser", None)
-    if create_parser is None:
-        logger.warning("latex2sympy2_extended has no _Latex2Sympy.create_parser: LaTeX answers are "
-                       "parsed in full-LL mode only (same results, slower)")
+    parse_number = getattr(converter_class, "parse_number", None)
+    if create_parser is None or parse_number is None:
+        logger.warning("latex2sympy2_extended has no _Latex2Sympy.create_parser / parse_number: LaTeX "
+                       "answers are converted by its own code only (same results, slower)")
         return False
     if getattr(create_parser, "two_stage", False):
         return True
@@ -78,7 +101,12 @@ def install() -> bool:
             return create_parser(converter, latex)
         return two_stage_parser(create_parser, converter, latex)
 
+    def fast_parse_number(converter: Any, text: str) -> Any:
+        return integer_literal(parse_number, converter, text)
+
     two_stage_create_parser.two_stage = True  # type: ignore[attr-defined]
     two_stage_create_parser.ll_create_parser = create_parser  # type: ignore[attr-defined]
+    fast_parse_number.original = parse_number  # type: ignore[attr-defined]
     converter_class.create_parser = two_stage_create_parser
+    converter_class.parse_number = fast_parse_number
     return True

@@ -1,4 +1,4 @@
-"""Two-stage LaTeX parsing (SLL, then LL on failure) gives exactly what latex2sympy's LL parsing gives."""
+"""The workers' faster LaTeX conversion (two-stage parsing, integer literals) gives exactly latex2sympy's results."""
 
 import random
 
@@ -6,7 +6,7 @@ import pytest
 from antlr4.atn.PredictionMode import PredictionMode
 from latex2sympy2_extended import latex2sympy
 from latex2sympy2_extended import latex2sympy2 as l2s
-from sympy import srepr
+from sympy import Number, srepr
 
 from envs.math import checks, latex_parsing
 
@@ -49,27 +49,49 @@ def random_latex(rng, depth=0):
     ])
 
 
+def keep_latex2sympy(monkeypatch):
+    """Restore latex2sympy's own methods after the test, whatever it installs."""
+    for name in ("create_parser", "parse_number"):
+        monkeypatch.setattr(l2s._Latex2Sympy, name, getattr(l2s._Latex2Sympy, name))
+
+
 @pytest.fixture
 def two_stage(monkeypatch):
-    """Two-stage parsing on in this process for one test (latex2sympy's own factory restored after)."""
-    monkeypatch.setattr(l2s._Latex2Sympy, "create_parser", l2s._Latex2Sympy.create_parser)
+    """The faster conversion on in this process for one test."""
+    keep_latex2sympy(monkeypatch)
     assert latex_parsing.install()
     yield
 
 
-def test_two_stage_parsing_gives_what_ll_parsing_gives():
+def test_the_faster_conversion_gives_what_latex2sympy_gives(monkeypatch):
     rng = random.Random(24)
     strings = CORPUS + [random_latex(rng) for _ in range(100)]
-    ll = results(strings)
-    original = l2s._Latex2Sympy.create_parser
-    try:
-        assert latex_parsing.install() and latex_parsing.install()  # idempotent
-        assert l2s._Latex2Sympy.create_parser.ll_create_parser is original
-        two_stage = results(strings)
-    finally:
-        l2s._Latex2Sympy.create_parser = original
-    assert two_stage == ll
-    assert sum(r.startswith("Exception") or "Error" in r[:40] for r in ll) >= 5  # failures are kept too
+    original = results(strings)
+    own_factory = l2s._Latex2Sympy.create_parser
+    keep_latex2sympy(monkeypatch)
+    assert latex_parsing.install() and latex_parsing.install()  # idempotent
+    assert l2s._Latex2Sympy.create_parser.ll_create_parser is own_factory
+    assert results(strings) == original
+    assert sum(r.startswith("Exception") or "Error" in r[:40] for r in original) >= 5  # failures are kept too
+
+
+def test_integer_literals_are_the_objects_sympy_number_builds():
+    own = l2s._Latex2Sympy.parse_number
+    converter = l2s._Latex2Sympy()
+    texts = ["0", "5", "007", "1,000", "123456789012345678901234567890", "9" * 100, "9" * 101, "0.75", "1e5",
+             "\u00b2", "\u0663", "12a"]
+    for text in texts:
+        try:
+            expected = ("ok", srepr(own(converter, text)), type(own(converter, text)))
+        except Exception as exc:
+            expected = ("error", type(exc).__name__)
+        try:
+            fast = latex_parsing.integer_literal(own, converter, text)
+            got = ("ok", srepr(fast), type(fast))
+        except Exception as exc:
+            got = ("error", type(exc).__name__)
+        assert got == expected, text
+    assert isinstance(latex_parsing.integer_literal(own, converter, "42"), Number)
 
 
 def test_sll_is_used_where_it_can_be_and_ll_decides_where_it_cannot(two_stage):
@@ -87,8 +109,9 @@ def test_sll_is_used_where_it_can_be_and_ll_decides_where_it_cannot(two_stage):
     assert tree.toStringTree(recog=fallback) == expected.math().toStringTree(recog=expected)
 
 
-def test_the_workers_start_with_two_stage_parsing(monkeypatch):
-    monkeypatch.setattr(l2s._Latex2Sympy, "create_parser", l2s._Latex2Sympy.create_parser)
+def test_the_workers_start_with_the_faster_conversion(monkeypatch):
+    keep_latex2sympy(monkeypatch)
     checks.init_worker()
     assert getattr(l2s._Latex2Sympy.create_parser, "two_stage", False)
+    assert getattr(l2s._Latex2Sympy.parse_number, "original", None) is not None
     assert checks.gold_answer.cache_info().currsize == 0
