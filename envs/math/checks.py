@@ -39,8 +39,8 @@ def check(config: GradingConfig, payload: tuple[str, str | None]) -> bool | None
 
 
 def init_worker() -> None:
-    """Worker-pool initializer: two-stage LaTeX parsing (:mod:`envs.math.latex_parsing`), then the
-    grading warm-up (:func:`envs.math.grading.init_worker`); the caches start empty."""
+    """Worker-pool initializer: the faster LaTeX conversion (:mod:`envs.math.latex_parsing`), then
+    the grading warm-up (:func:`envs.math.grading.init_worker`); the caches start empty."""
     latex_parsing.install()
     grading.init_worker()
     gold_answer.cache_clear()

@@ -31,10 +31,10 @@ class MathVerifier:
 
     Every check runs in a worker process under a hard wall-clock deadline (see
     :mod:`envs.math.pool`); the workers are shared by all verifiers of a process and start on
-    first use. A batch is graded by its distinct answers (see :mod:`envs.math.batch`): each
-    task's gold is parsed once per worker and each distinct (task, final answer) pair is
-    checked once, with the results one-by-one grading gives. The verifier itself holds only its
-    settings, so it pickles to a fresh handle.
+    first use. A batch is graded by its distinct answers (see :mod:`envs.math.batch`): answers
+    are found in the calling process, each task's gold is parsed once per worker and each
+    distinct (task, final answer) pair is checked once, with the results one-by-one grading
+    gives. The verifier itself holds only its settings, so it pickles to a fresh handle.
 
     Args:
         formats: Answer formats in priority order: ``"boxed"``, ``"gsm8k"`` (``#### 42``),
