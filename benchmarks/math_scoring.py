@@ -1,8 +1,11 @@
 """Batch scoring throughput of the math environments vs a raw single-process math-verify loop.
 
-Items (default 1000): half GSM8K test gold solutions scored against their own answers, half
-generated arithmetic problems (levels 1-5) answered in plain and LaTeX forms, a quarter of
-them wrong. Both methods score the same (reference, completion) pairs in this run:
+Two workloads (``--workload``, default both); every method scores the same (reference,
+completion) pairs in this run.
+
+``mixed`` (``--items``, default 1000): half GSM8K test gold solutions scored against their own
+answers, half generated arithmetic problems (levels 1-5) answered in plain and LaTeX forms, a
+quarter of them wrong.
 
 * baseline: ``verify(parse(reference), parse(completion))`` in a loop, one process, math-verify
   defaults;
@@ -16,7 +19,22 @@ them wrong. Both methods score the same (reference, completion) pairs in this ru
 The in-process runs empty sympy's and math-verify's caches first, so no run profits from an
 earlier one.
 
-Run: ``python benchmarks/math_scoring.py [--items 1000] [--repeats 3] [--workers N]``.
+``grouped`` (``--problems``, default 64): GRPO-style groups of competition problems whose answers
+are LaTeX (fractions, radicals, intervals, matrices, sets): 8 distinct completions per problem
+(different reasoning, inline math, a ``\\boxed{}`` final answer; some hedge between two boxes,
+some never answer) sharing a few final answers: the gold as written, the gold in another form, and
+wrong answers.
+
+* baseline: ``verify(parse("$" + reference + "$"), parse(completion))`` in a loop, one process,
+  math-verify defaults (the gold in ``$...$``, as math-verify expects LaTeX);
+* in-process grading: ``grade`` one completion at a time (no sharing);
+* env: ``MathVerifier.score_batch`` with 1 worker and with all cores, warm: the workers are
+  started before the clock (start-up is reported apart) and have scored an earlier batch of
+  other problems, as in a training run. Every repeat scores new problems (no method has seen
+  them), and every method ran that warm-up batch, so all are equally warm.
+
+Run: ``python benchmarks/math_scoring.py [--workload mixed|grouped] [--items 1000]
+[--problems 64] [--repeats 3] [--workers N]``.
 """
 
 from __future__ import annotations
@@ -29,6 +47,8 @@ import random
 import statistics
 import sys
 import time
+from collections.abc import Callable
+from fractions import Fraction
 from pathlib import Path
 
 import psutil
@@ -125,16 +145,180 @@ def env_batch(
     return clock.stop(), [r.correct for r in results]
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--items", type=int, default=1000)
-    parser.add_argument("--repeats", type=int, default=3, help="timings are the median of this many runs")
-    parser.add_argument("--workers", type=int, default=None, help="worker processes (default: all cores)")
-    args = parser.parse_args()
-    logging.getLogger("math_verify").setLevel(logging.ERROR)
+GROUP = 8
+_FILLER = (
+    "Let $x = {a}$ and note that $x^2 - {b}x + {c} = 0$.",
+    "We substitute $y = \\frac{{{a}}}{{{b}}}$ into the equation.",
+    "Since $\\sqrt{{{a}}} < {b}$, the bound $|t - {a}| \\le {c}$ holds.",
+    "Expanding, $({a} + {b})^2 = {c}$ and $\\binom{{{a}}}{{2}} = {c}$.",
+    "Thus $\\sum_{{k=1}}^{{{a}}} k = {c}$ and the area is ${b}\\pi$.",
+)
 
-    tasks, completions = build_items(args.items)
-    workers = args.workers or default_num_workers()
+
+def _fraction(value: Fraction) -> str:
+    sign = "-" if value < 0 else ""
+    value = abs(value)
+    return f"{sign}\\frac{{{value.numerator}}}{{{value.denominator}}}" if value.denominator != 1 else f"{sign}{value.numerator}"
+
+
+def _fraction_answers(rng: random.Random) -> list[str]:
+    value = Fraction(rng.randint(1, 60), rng.choice([3, 4, 6, 7, 9, 11, 12, 13]))
+    while value.denominator == 1:
+        value += Fraction(1, 7)
+    return [_fraction(value), f"\\dfrac{{{value.numerator}}}{{{value.denominator}}}", _fraction(value + 1),
+            _fraction(2 * value), _fraction(-value)]
+
+
+def _radical_answers(rng: random.Random) -> list[str]:
+    a, b, c = rng.randint(1, 9), rng.choice([2, 3, 5, 6, 7, 10]), rng.randint(2, 9)
+    return [f"\\frac{{{a}\\sqrt{{{b}}}}}{{{c}}}", f"\\frac{{{a}}}{{{c}}}\\sqrt{{{b}}}",
+            f"\\frac{{{a}\\sqrt{{{b}}}}}{{{c + 1}}}", f"{a}\\sqrt{{{b}}}", f"\\frac{{{a}}}{{{c}\\sqrt{{{b}}}}}"]
+
+
+def _interval_answers(rng: random.Random) -> list[str]:
+    a, b = rng.randint(-9, 0), rng.randint(1, 9)
+    return [f"(-\\infty, {a}] \\cup [{b}, \\infty)", f"(-\\infty,{a}]\\cup[{b},\\infty)",
+            f"(-\\infty, {a}) \\cup ({b}, \\infty)", f"[{a}, {b}]", f"(-\\infty, {a}] \\cup [{b + 1}, \\infty)"]
+
+
+def _matrix_answers(rng: random.Random) -> list[str]:
+    m = [rng.randint(-9, 9) for _ in range(4)]
+    wrong = list(m)
+    wrong[rng.randrange(4)] += 1
+    def matrix(a: int, b: int, c: int, d: int, sep: str = " & ", row: str = " \\\\ ") -> str:
+        return f"\\begin{{pmatrix}} {a}{sep}{b}{row}{c}{sep}{d} \\end{{pmatrix}}"
+
+    return [matrix(*m), matrix(*m, sep="&", row="\\\\"), matrix(*wrong), matrix(m[0], m[2], m[1], m[3]),
+            matrix(*(-x for x in m))]
+
+
+def _set_answers(rng: random.Random) -> list[str]:
+    xs = sorted(rng.sample(range(-12, 20), 3))
+    return ["\\{" + ", ".join(map(str, xs)) + "\\}", "\\{" + ", ".join(map(str, reversed(xs))) + "\\}",
+            "\\{" + ", ".join(map(str, xs[:2])) + "\\}", "\\{" + ", ".join(str(x + 1) for x in xs) + "\\}",
+            ", ".join(map(str, xs + [xs[-1] + 2]))]
+
+
+_KINDS = (_fraction_answers, _radical_answers, _interval_answers, _matrix_answers, _set_answers)
+#: How often a sampled completion ends in each answer of a problem: the gold as written, the gold
+#: in another form, then three wrong answers.
+_ANSWER_WEIGHTS = (8, 2, 3, 1, 1)
+
+
+def build_groups(problems: int, seed: int) -> tuple[list[Task], list[str]]:
+    """``problems`` competition problems x :data:`GROUP` completions (see the module docstring)."""
+    rng = random.Random(f"grouped:{seed}")
+    tasks, completions = [], []
+    for p in range(problems):
+        answers = _KINDS[p % len(_KINDS)](rng)
+        task = Task(f"{seed}-{p}", "problem", reference=answers[0])
+        for _ in range(GROUP):
+            steps = " ".join(rng.choice(_FILLER).format(a=rng.randint(2, 30), b=rng.randint(2, 30), c=rng.randint(2, 900))
+                             for _ in range(rng.randint(3, 8)))
+            final = rng.choices(answers, _ANSWER_WEIGHTS)[0]
+            roll = rng.random()
+            if roll < 0.05:
+                text = f"{steps} This is getting long, let me restart"
+            elif roll < 0.15:
+                first = rng.choices(answers, _ANSWER_WEIGHTS)[0]
+                text = f"{steps}\nFirst I got $\\boxed{{{first}}}$. Checking again, the answer is $\\boxed{{{final}}}$."
+            else:
+                text = f"{steps}\nTherefore the answer is $\\boxed{{{final}}}$."
+            tasks.append(task)
+            completions.append(text)
+    return tasks, completions
+
+
+def distinct_final_answers(tasks: list[Task], completions: list[str]) -> float:
+    """Mean number of distinct final answers per group."""
+    from envs.math.extraction import clean_answer, extract_answers
+
+    finals = {(t.id, clean_answer(extract_answers(c).final)) for t, c in zip(tasks, completions) if extract_answers(c).answers}
+    return len(finals) / len({t.id for t in tasks})
+
+
+Method = Callable[[list[Task], list[str]], list[bool]]
+
+
+def grouped_methods(verifiers: dict[str, MathVerifier]) -> dict[str, tuple[Method, MathVerifier | None]]:
+    """The methods of the grouped workload: ``name -> (f(tasks, completions) -> verdicts, its verifier)``."""
+    from math_verify import parse, verify
+
+    from envs.math.grading import grade
+
+    config = MathVerifier().config
+
+    def batch(verifier: MathVerifier) -> Method:
+        return lambda tasks, completions: [r.correct for r in verifier.score_batch(tasks, completions)]
+
+    methods: dict[str, tuple[Method, MathVerifier | None]] = {
+        "raw math_verify parse+verify loop (1 process)": (
+            lambda tasks, completions: [verify(parse(f"${t.reference}$"), parse(c)) for t, c in zip(tasks, completions)],
+            None),
+        "envs.math grade() loop, in-process, one by one": (
+            lambda tasks, completions: [grade(config, t.reference, c)[0] == "correct" for t, c in zip(tasks, completions)],
+            None),
+    }
+    for label, verifier in verifiers.items():
+        methods[f"MathVerifier.score_batch, warm, {label}"] = (batch(verifier), verifier)
+    return methods
+
+
+def run_grouped(problems: int, repeats: int, workers: int) -> None:
+    verifiers = {f"{n} worker{'s' if n > 1 else ''}": MathVerifier(num_workers=n) for n in dict.fromkeys((1, workers))}
+    startup = {}
+    for label, verifier in verifiers.items():
+        verifier.pool.close()
+        start = time.perf_counter()
+        verifier.pool.start()
+        startup[label] = time.perf_counter() - start
+    methods = grouped_methods(verifiers)
+    warm_up = build_groups(problems, seed=-1)
+    for method, _ in methods.values():
+        method(*warm_up)
+    load_before = os.getloadavg()
+    runs: dict[str, list[tuple[float, float]]] = {}
+    distinct, agreement = [], []
+    for repeat in range(repeats):
+        tasks, completions = build_groups(problems, seed=repeat)
+        distinct.append(distinct_final_answers(tasks, completions))
+        verdicts = {}
+        for name, (method, verifier) in methods.items():
+            clock = Clock(verifier.pool.worker_pids() if verifier else [])
+            verdicts[name] = method(tasks, completions)
+            runs.setdefault(name, []).append(clock.stop())
+        raw, *ours = verdicts.values()
+        if any(v != ours[0] for v in ours):
+            raise SystemExit("grade() one by one and score_batch disagree")
+        agreement.append((sum(raw), sum(ours[0]), sum(r and o for r, o in zip(raw, ours[0]))))
+    for verifier in verifiers.values():
+        verifier.pool.close()
+    n = problems * GROUP
+    print(f"# grouped competition answers: {problems} problems x {GROUP} completions ({n} items, "
+          f"{statistics.mean(distinct):.1f} distinct final answers per group), median of {repeats} runs, "
+          f"load average {load_before[0]:.1f} before / {os.getloadavg()[0]:.1f} after")
+    print_table(runs, n)
+    print("\nworker start-up (not in the table): " + ", ".join(f"{label} {t:.2f} s" for label, t in startup.items()))
+    raw_correct, env_correct, both = (sum(x) for x in zip(*agreement))
+    print(f"correct over all runs: raw {raw_correct}, env {env_correct}, both {both}")
+
+
+def print_table(runs: dict[str, list[tuple[float, float]]], n: int) -> None:
+    """Median wall and CPU seconds per method, with the speed-up over the first (the raw loop)."""
+    base = statistics.median(wall for wall, _ in next(iter(runs.values())))
+    print(f"| {'method':<56} | {'wall s':>7} | {'items/s':>8} | {'vs raw':>6} | {'CPU s':>6} |")
+    print(f"|{'-' * 58}|{'-' * 9}|{'-' * 10}|{'-' * 8}|{'-' * 8}|")
+    for name, times in runs.items():
+        wall = statistics.median(w for w, _ in times)
+        cpu = statistics.median(c for _, c in times)
+        cpu_text = f"{cpu:6.2f}" if "cold" not in name else "     -"
+        print(f"| {name:<56} | {wall:7.3f} | {n / wall:8.0f} | {base / wall:5.2f}x | {cpu_text} |")
+    print("\nCPU s: CPU time of this process plus its workers during the run (the workers' start-up is "
+          "not counted; '-' where it would be).")
+
+
+def run_mixed(items: int, repeats: int, workers: int) -> None:
+    tasks, completions = build_items(items)
     single, parallel = MathVerifier(num_workers=1), MathVerifier(num_workers=workers)
     runs: dict[str, list[tuple[float, float]]] = {}
     verdicts: dict[str, list[bool]] = {}
@@ -146,7 +330,7 @@ def main() -> None:
         f"MathVerifier batch, cold (incl. starting {workers} workers)":
             lambda: env_batch(parallel, tasks, completions, warm=False),
     }
-    for _ in range(args.repeats):
+    for _ in range(repeats):
         for name, method in methods.items():
             times, verdicts[name] = method()
             runs.setdefault(name, []).append(times)
@@ -156,23 +340,31 @@ def main() -> None:
     if any(v != ours[0] for v in ours):
         raise SystemExit("the in-process and worker-pool runs disagree: scoring is not deterministic")
 
-    n = len(tasks)
-    base = statistics.median(wall for wall, _ in next(iter(runs.values())))
-    print(f"# math scoring: {n} items, median of {args.repeats} runs, "
-          f"{platform.python_implementation()} {platform.python_version()}, {default_num_workers()} cores, "
+    print(f"# mixed GSM8K + arithmetic: {items} items, median of {repeats} runs, "
           f"load average {os.getloadavg()[0]:.1f}")
-    print(f"| {'method':<56} | {'wall s':>7} | {'items/s':>8} | {'vs raw':>6} | {'CPU s':>6} |")
-    print(f"|{'-' * 58}|{'-' * 9}|{'-' * 10}|{'-' * 8}|{'-' * 8}|")
-    for name, times in runs.items():
-        wall = statistics.median(w for w, _ in times)
-        cpu = statistics.median(c for _, c in times)
-        cpu_text = f"{cpu:6.2f}" if "cold" not in name else "     -"
-        print(f"| {name:<56} | {wall:7.3f} | {n / wall:8.0f} | {base / wall:5.2f}x | {cpu_text} |")
-    print("\nCPU s: CPU time of this process plus its workers during the run (the workers' start-up is "
-          "not counted; '-' where it would be).")
+    print_table(runs, len(tasks))
     env = ours[0]
     print(f"\ncorrect: raw {sum(raw)}, env {sum(env)}, both {sum(r and o for r, o in zip(raw, env))}; "
           f"env-only {sum(o and not r for r, o in zip(raw, env))}, raw-only {sum(r and not o for r, o in zip(raw, env))}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--workload", choices=("mixed", "grouped"), default=None, help="default: both")
+    parser.add_argument("--items", type=int, default=1000, help="items of the mixed workload")
+    parser.add_argument("--problems", type=int, default=64, help=f"problems of the grouped workload ({GROUP} completions each)")
+    parser.add_argument("--repeats", type=int, default=3, help="timings are the median of this many runs")
+    parser.add_argument("--workers", type=int, default=None, help="worker processes (default: all cores)")
+    args = parser.parse_args()
+    logging.getLogger("math_verify").setLevel(logging.ERROR)
+    workers = args.workers or default_num_workers()
+    print(f"{platform.python_implementation()} {platform.python_version()}, {default_num_workers()} cores\n")
+    if args.workload in (None, "mixed"):
+        run_mixed(args.items, args.repeats, workers)
+    if args.workload is None:
+        print()
+    if args.workload in (None, "grouped"):
+        run_grouped(args.problems, args.repeats, workers)
 
 
 if __name__ == "__main__":

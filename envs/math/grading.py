@@ -156,11 +156,6 @@ def grade(config: GradingConfig, reference: str, completion: str) -> tuple[str, 
     return "correct", details
 
 
-def grade_item(config: GradingConfig, payload: tuple[str, str]) -> tuple[str, dict[str, Any]]:
-    """Worker-pool handler: ``payload = (reference, completion)``."""
-    return grade(config, *payload)
-
-
 def init_worker() -> None:
     """Worker-pool initializer: silence math-verify's "timeout is disabled" warning (the pool
     enforces deadlines) and warm up its parsers, so a worker's first checks are not slowed by

@@ -359,7 +359,8 @@ class WorkerPool:
             self._cond.notify_all()
 
     # -- running -------------------------------------------------------------------------------
-    def run(self, config: Any, payloads: Sequence[Any], timeout: float) -> list[Outcome]:
+    def run(self, config: Any, payloads: Sequence[Any], timeout: float,
+            groups: Sequence[Any] | None = None) -> list[Outcome]:
         """Run ``handler(config, payload)`` for every payload, each under ``timeout`` seconds.
 
         Args:
@@ -367,23 +368,32 @@ class WorkerPool:
             payloads: Picklable items; results come back in this order.
             timeout: Wall-clock seconds allowed per item, measured by this process from the
                 moment the item's worker starts it.
+            groups: Optional hashable key per payload. Adjacent payloads with one key go to one
+                worker in one message when the group is no bigger than a message would be
+                without groups (so a worker reuses what it cached for the group); a bigger group
+                is split across workers.
 
         Returns:
             One :class:`Outcome` per payload.
         """
         if not timeout > 0:
             raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
-        return _Batch(self, config, payloads, timeout).run()
+        if groups is not None and len(groups) != len(payloads):
+            raise ValueError(f"got {len(groups)} groups for {len(payloads)} payloads")
+        return _Batch(self, config, payloads, timeout, groups).run()
 
 
 class _Batch:
     """The state of one :meth:`WorkerPool.run` call."""
 
-    def __init__(self, pool: WorkerPool, config: Any, payloads: Sequence[Any], timeout: float):
+    def __init__(self, pool: WorkerPool, config: Any, payloads: Sequence[Any], timeout: float,
+                 groups: Sequence[Any] | None = None):
         self.pool = pool
         self.config = config
         self.payloads = payloads
         self.timeout = timeout
+        self.groups = groups
+        self.group_sizes = collections.Counter(groups or ())
         self.outcomes: list[Outcome | None] = [None] * len(payloads)
         self.pending = collections.deque(range(len(payloads)))
         self.held: tuple[list[int], bytes] | None = None  # a packed chunk waiting for a free worker
@@ -430,8 +440,33 @@ class _Batch:
                 worker.chunks.append(len(ids))
 
     def _pack(self, size: int) -> tuple[list[int], bytes]:
-        ids = [self.pending.popleft() for _ in range(min(size, len(self.pending)))]
+        count = min(size, len(self.pending))
+        if self.groups is not None:
+            count = self._group_cut(count, size)
+        ids = [self.pending.popleft() for _ in range(count)]
         return ids, pickle.dumps((self.config, [(i, self.payloads[i]) for i in ids]), pickle.HIGHEST_PROTOCOL)
+
+    def _group_cut(self, count: int, size: int) -> int:
+        """How many pending items to send so no group of at most ``size`` items is cut in two.
+
+        The message grows to the end of the group it would cut (up to :data:`MAX_CHUNK` items),
+        else stops before that group; a group bigger than ``size`` is cut as it falls.
+        """
+        pending, groups = self.pending, self.groups
+        if count == len(pending) or groups[pending[count - 1]] != groups[pending[count]]:
+            return count
+        group = groups[pending[count]]
+        if self.group_sizes[group] > size:
+            return count
+        end = count
+        while end < len(pending) and groups[pending[end]] == group:
+            end += 1
+        if end <= MAX_CHUNK:
+            return end
+        start = count - 1
+        while start > 0 and groups[pending[start - 1]] == group:
+            start -= 1
+        return start or count
 
     def _wait(self) -> None:
         """Sleep until a worker answers or a deadline passes, then take in every answer waiting.

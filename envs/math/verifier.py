@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
+from envs.math.batch import grade_batch
 from envs.math.config import GradingConfig
 from envs.math.extraction import ANSWER_FORMATS, clean_answer, extract_answers
 from envs.math.pool import Outcome, WorkerPool, shared_pool
 from rlenv.types import RewardResult, Status, Task
 
-_HANDLER = "envs.math.grading:grade_item"
-_INITIALIZER = "envs.math.grading:init_worker"
+_HANDLER = "envs.math.checks:check"
+_INITIALIZER = "envs.math.checks:init_worker"
 
 
 def reference_answer(task: Task) -> str:
@@ -29,7 +31,10 @@ class MathVerifier:
 
     Every check runs in a worker process under a hard wall-clock deadline (see
     :mod:`envs.math.pool`); the workers are shared by all verifiers of a process and start on
-    first use. The verifier itself holds only its settings, so it pickles to a fresh handle.
+    first use. A batch is graded by its distinct answers (see :mod:`envs.math.batch`): answers
+    are found in the calling process, each task's gold is parsed once per worker and each
+    distinct (task, final answer) pair is checked once, with the results one-by-one grading
+    gives. The verifier itself holds only its settings, so it pickles to a fresh handle.
 
     Args:
         formats: Answer formats in priority order: ``"boxed"``, ``"gsm8k"`` (``#### 42``),
@@ -38,7 +43,9 @@ class MathVerifier:
         last_number: Fall back to the last number of the completion when no format matches.
         hedging: ``"all"`` (default): every different answer the completion commits to must be
             correct; ``"last"``: only the final one counts.
-        timeout: Seconds allowed per check (wall clock). An overrunning check is ``timeout``.
+        timeout: Seconds allowed per check (wall clock): per gold parse and per distinct answer's
+            parse and comparison. An overrunning check is ``timeout`` for every completion whose
+            grading needs it.
         max_completion_chars: Longer completions are ``unparsable`` without being searched.
         max_answer_chars: Longer answers are not parsed (a final one is ``unparsable``).
         max_answers: More different answers than this is ``incorrect``.
@@ -104,8 +111,10 @@ class MathVerifier:
     def score_batch(self, tasks: Sequence[Task], completions: Sequence[str]) -> list[RewardResult]:
         """Score ``completions[i]`` against ``tasks[i]`` on all workers; results in input order.
 
-        A bad item (a task without a usable reference, a non-str completion) gets an ``error``
-        result; it never sinks the batch.
+        Completions of one task that commit to the same final answer share its check, so a
+        GRPO group costs one gold parse and one check per distinct answer. A bad item (a task
+        without a usable reference, a non-str completion) gets an ``error`` result; it never
+        sinks the batch.
         """
         if len(tasks) != len(completions):
             raise ValueError(f"got {len(tasks)} tasks but {len(completions)} completions")
@@ -125,7 +134,7 @@ class MathVerifier:
                     continue
                 positions.append(i)
         if jobs:
-            for i, outcome in zip(positions, self.pool.run(self.config, jobs, self.timeout)):
+            for i, outcome in zip(positions, grade_batch(self.pool, self.config, jobs, self.timeout)):
                 results[i] = self._from_outcome(outcome)
         return results  # type: ignore[return-value]
 
@@ -139,10 +148,9 @@ class MathVerifier:
         """
         found = extract_answers(a, self.config.formats, self.config.last_number)
         answer = clean_answer(found.final) if found.answers else ""
-        if not answer or len(answer) > self.config.max_answer_chars or len(b) > self.max_completion_chars:
+        if not answer or len(answer) > self.config.max_answer_chars:
             return False
-        outcome = self.pool.run(self.config, [(answer, str(b))], self.timeout)[0]
-        return outcome.kind == "ok" and outcome.value[0] == Status.CORRECT.value
+        return self.score_batch([dataclasses.replace(task, reference=answer)], [b])[0].correct
 
     async def ascore_batch(self, tasks: Sequence[Task], completions: Sequence[str]) -> list[RewardResult]:
         """:meth:`score_batch` for event loops: runs in a thread, so the loop keeps running."""
