@@ -94,7 +94,7 @@ def test_counter_return_and_test_imports(docker_ready, mbpp):
 SLOW_REFERENCE = textwrap.dedent("""
     import time
     def slow(x):
-        end = time.process_time() + 3.0
+        end = time.process_time() + 3.5
         while time.process_time() < end:
             pass
         return x + 1
@@ -102,7 +102,7 @@ SLOW_REFERENCE = textwrap.dedent("""
 
 
 def test_a_slow_correct_reference_passes_with_its_calibrated_limit(docker_ready):
-    """A ~3 s (CPU) reference, two jobs at once: the verifier's default 3 s limit fails it; the
+    """A ~3.5 s (CPU) reference, two jobs at once: the verifier's default 3 s limit fails it; the
     limit measured from the reference itself (EvalPlus: factor x reference time, floor) passes it."""
     tasks = [Task(f"slow-{i}", "p", AssertTests(("assert slow(1) == 2",)), f"```python\n{SLOW_REFERENCE}\n```")
              for i in range(2)]
@@ -112,7 +112,7 @@ def test_a_slow_correct_reference_passes_with_its_calibrated_limit(docker_ready)
         began = time.monotonic()
         calibrated = calibrate_time_limits(tasks, factor=3.0, floor_s=1.0, pool=pool)
         assert time.monotonic() - began < 30
-        assert all(t.reference.time_limit_s >= 9.0 for t in calibrated)
+        assert all(t.reference.time_limit_s >= 10.0 for t in calibrated)
         verifier = CodeVerifier(pool=pool)
         assert [r.status for r in verifier.score_batch(calibrated, [t.gold_completion for t in calibrated])] == \
             [Status.CORRECT] * 2
