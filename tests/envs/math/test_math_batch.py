@@ -156,11 +156,8 @@ def test_an_over_long_hedged_answer_is_incorrect_without_a_check():
 
 
 @pytest.fixture(scope="module")
-def bounded():
-    verifier = MathVerifier(timeout=DEADLINE, num_workers=2)
-    verifier.pool.start()
-    yield verifier
-    verifier.pool.close()
+def bounded(bounded_verifier):
+    return bounded_verifier
 
 
 def test_a_slow_answer_times_out_once_and_only_for_the_completions_that_need_it(bounded):

@@ -28,12 +28,8 @@ TASK = Task("t", "q", reference="5")
 
 
 @pytest.fixture(scope="module")
-def verifier():
-    # num_workers=2 explicitly: its own pool, apart from the default pool other tests share
-    verifier = MathVerifier(timeout=DEADLINE, num_workers=2)
-    verifier.pool.start()
-    yield verifier
-    verifier.pool.close()
+def verifier(bounded_verifier):
+    return bounded_verifier
 
 
 def alive(pid):
