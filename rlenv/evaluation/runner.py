@@ -142,7 +142,7 @@ def _score_rows(env: Any, requests: Sequence[SampleRequest], executor: Any, max_
                           executor=executor, max_workers=max_workers)
     rows = []
     for request, (completion, truncated), result in zip(requests, clipped, results, strict=True):
-        reward, _ = env.episode_outcome(request.task, completion, result, truncated)
+        reward, _ = env.get_wrapper_attr("episode_outcome")(request.task, completion, result, truncated)
         rows.append({
             "task_id": request.task.id, "sample": request.sample, "index": request.index,
             "completion": completion, "reward": float(reward), "status": result.status.value,

@@ -81,7 +81,7 @@ class _Scorer:
                               max_workers=self.max_workers)
         out: list[tuple[float, RewardResult] | None] = [None] * len(task_ids)
         for i, task, (text, truncated), result in zip(chosen, tasks, clipped, results, strict=True):
-            reward, _ = self.env.episode_outcome(task, text, result, truncated)
+            reward, _ = self.env.get_wrapper_attr("episode_outcome")(task, text, result, truncated)
             out[i] = (float(reward), result)
         self._last = (key, out)
         return out

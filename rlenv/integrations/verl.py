@@ -59,7 +59,7 @@ def compute_score(
                          "ground_truth to build the task from")
     completion, truncated = base.clip_completion(solution_str)
     result = base.verify(task, completion)
-    reward, _ = env.episode_outcome(task, completion, result, truncated)
+    reward, _ = env.get_wrapper_attr("episode_outcome")(task, completion, result, truncated)
     return {"score": float(reward), "acc": float(result.status is Status.CORRECT),
             "verifier_failure": float(result.status in (Status.ERROR, Status.TIMEOUT))}
 

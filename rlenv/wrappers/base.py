@@ -14,8 +14,10 @@ class RewardWrapper(gymnasium.Wrapper):
 
     Subclasses implement :meth:`transform`. The same transform runs on ``step`` and on every
     episode of a :class:`~rlenv.vector.TextVectorEnv` built from the wrapped env, because vector
-    envs call :meth:`episode_outcome` through the whole wrapper chain. A transform must keep
-    ``info["reward"]`` (the verifier's own result) untouched.
+    envs call :meth:`episode_outcome` through the whole wrapper chain. The chain is walked with
+    Gymnasium's ``get_wrapper_attr``, so any Gymnasium wrapper (``OrderEnforcing``, ``TimeLimit``,
+    ``RecordEpisodeStatistics``...) may sit above, below or between reward wrappers. A transform
+    must keep ``info["reward"]`` (the verifier's own result) untouched.
     """
 
     def transform(
@@ -27,7 +29,7 @@ class RewardWrapper(gymnasium.Wrapper):
     def episode_outcome(
         self, task: Task, completion: str, result: RewardResult, truncated: bool
     ) -> tuple[float, dict[str, Any]]:
-        reward, info = self.env.episode_outcome(task, completion, result, truncated)
+        reward, info = self.env.get_wrapper_attr("episode_outcome")(task, completion, result, truncated)
         return self.transform(task, completion, reward, truncated, info)
 
     def step(self, action: str):
