@@ -11,4 +11,5 @@ COMMAND_MODULES = [
     "rlenv.commands.audit",
     "rlenv.commands.sandbox",
     "rlenv.commands.train",
+    "rlenv.commands.export",
 ]

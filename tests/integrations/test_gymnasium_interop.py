@@ -129,3 +129,16 @@ def test_vector_reset_refuses_per_env_seeds_and_partial_masks_with_the_alternati
         vec.reset(options={"reset_mask": np.ones(3, dtype=bool)})
     _, infos = vec.reset(seed=1, options={"reset_mask": np.ones(4, dtype=bool), "indices": [7, 8]})
     assert list(infos["index"]) == [7, 7, 8, 8]
+
+
+def test_reward_wrapper_chains_are_rebuilt_from_their_spec():
+    from rlenv.wrappers import RepetitionPenalty
+
+    env = RepetitionPenalty(overlong(rlenv.make(ENV_ID, level=2)), penalty=-0.5, n=4)
+    assert [(w.name, w.kwargs["penalty"]) for w in env.spec.additional_wrappers] == \
+        [("OverlongPenalty", -1.0), ("RepetitionPenalty", -0.5)]
+    again = gymnasium.make(env.spec)
+    assert isinstance(again, RepetitionPenalty) and again.n == 4 and again.env.max_len == 20
+    for built in (env, again):
+        built.reset(options={"index": 0})
+    assert again.step(gold(again, 0) + PAD)[1] == env.step(gold(env, 0) + PAD)[1] < 1.0

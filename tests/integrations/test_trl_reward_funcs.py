@@ -120,7 +120,7 @@ def test_trl_verl_compute_score_and_rows():
     right = compute_score(row["data_source"], env.unwrapped.source[0].reference,
                           row["reward_model"]["ground_truth"], row["extra_info"])
     assert right == {"score": 1.0, "acc": 1.0, "verifier_failure": 0.0}
-    assert compute_score(ENV_ID, "Lyon", extra_info={"index": 0})["score"] == 0.0
+    assert compute_score(ENV_ID, "Lyon", extra_info=row["extra_info"])["score"] == 0.0
     # no task id: the task is built from the ground truth
     assert compute_score(ENV_ID, "forty two", "Forty Two")["acc"] == 1.0
     with pytest.raises(ValueError, match="ground_truth"):
