@@ -41,10 +41,10 @@ from trainers.preference_losses import (
 from trainers.preference_monitor import PreferenceMonitor
 from trainers.rollout import (
     EpisodeEnv,
-    HFGenerator,
     SamplingConfig,
     encode_completions,
     encode_prompts,
+    make_generator,
     run_episodes,
 )
 
@@ -517,7 +517,7 @@ class OnlineDPO:
         self.evaluate = evaluate
         self.log_fn = log_fn
         self.trainer = PreferenceTrainer(policy, self.config.preference, ref_model, log_fn=log_fn)
-        self.generator = HFGenerator(policy, tokenizer, self.config.sampling)
+        self.generator = make_generator(policy, tokenizer, self.config.sampling)
         self.pad_token_id = int(tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id)
         self.rounds: list[dict[str, float]] = []
 

@@ -32,8 +32,8 @@ Observation = str | list[dict[str, str]]
 
 
 # -- prompts and completions as tokens ----------------------------------------------------------
-def encode_prompts(tokenizer: Any, observations: Sequence[Observation]) -> tuple[torch.Tensor, torch.Tensor]:
-    """Tokenize prompts, left-padded: ``(ids (B, P), mask (B, P))``.
+def prompt_token_lists(tokenizer: Any, observations: Sequence[Observation]) -> list[list[int]]:
+    """The token ids of each prompt, unpadded.
 
     A string is tokenized with the tokenizer's special tokens (e.g. BOS); a list of chat messages
     goes through ``tokenizer.apply_chat_template(..., add_generation_prompt=True)``.
@@ -51,6 +51,12 @@ def encode_prompts(tokenizer: Any, observations: Sequence[Observation]) -> tuple
             raise TypeError(f"an observation must be a str or a list of chat messages, got {type(obs).__name__}")
     if any(len(r) == 0 for r in rows):
         raise ValueError("a prompt tokenized to zero tokens; give the template some text or a BOS token")
+    return [list(r) for r in rows]
+
+
+def encode_prompts(tokenizer: Any, observations: Sequence[Observation]) -> tuple[torch.Tensor, torch.Tensor]:
+    """Tokenize prompts (as :func:`prompt_token_lists`), left-padded: ``(ids (B, P), mask (B, P))``."""
+    rows = prompt_token_lists(tokenizer, observations)
     width = max(len(r) for r in rows)
     pad = _pad_id(tokenizer)
     ids = torch.full((len(rows), width), pad, dtype=torch.long)
@@ -134,16 +140,25 @@ class Generation:
 GenerateFn = Callable[[Sequence[Observation]], Generation]
 
 
+#: Generation backends of :func:`make_generator`.
+ROLLOUT_BACKENDS = ("hf", "vllm")
+
+
 @dataclasses.dataclass
 class SamplingConfig:
-    """Sampling settings of :class:`HFGenerator`.
+    """Sampling settings of a generator (:func:`make_generator`).
 
     Attributes:
         max_new_tokens: completion length limit (tokens).
         temperature: softmax temperature; ``0`` means greedy decoding.
         top_p: nucleus sampling mass (1.0 = off).
         top_k: top-k sampling (0 = off).
-        batch_size: prompts per ``generate`` call (None = all at once).
+        batch_size: prompts per ``generate`` call (None = all at once; ``hf`` only).
+        backend: ``"hf"`` (``transformers`` ``generate``, :class:`HFGenerator`) or ``"vllm"``
+            (a colocated vLLM engine kept in sync with the policy,
+            :class:`~trainers.vllm_generator.VLLMGenerator`).
+        backend_options: keyword arguments of the backend's generator (e.g. vLLM's
+            ``gpu_memory_utilization``, ``max_model_len``).
     """
 
     max_new_tokens: int = 64
@@ -151,6 +166,8 @@ class SamplingConfig:
     top_p: float = 1.0
     top_k: int = 0
     batch_size: int | None = None
+    backend: str = "hf"
+    backend_options: dict[str, Any] = dataclasses.field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.max_new_tokens < 1:
@@ -159,6 +176,19 @@ class SamplingConfig:
             raise ValueError(f"temperature must be >= 0 (0 = greedy), got {self.temperature}")
         if not 0 < self.top_p <= 1:
             raise ValueError(f"top_p must be in (0, 1], got {self.top_p}")
+        if self.backend not in ROLLOUT_BACKENDS:
+            raise ValueError(f"backend must be one of {ROLLOUT_BACKENDS}, got {self.backend!r}")
+        if self.backend == "hf" and self.backend_options:
+            raise ValueError(f"backend_options are for the vllm backend; hf takes none, got {self.backend_options}")
+
+
+def make_generator(policy: Any, tokenizer: Any, sampling: SamplingConfig) -> GenerateFn:
+    """The generate function of ``sampling.backend`` for ``policy`` (vLLM is imported only when chosen)."""
+    if sampling.backend == "vllm":
+        from trainers.vllm_generator import VLLMGenerator
+
+        return VLLMGenerator(policy, tokenizer, sampling, **sampling.backend_options)
+    return HFGenerator(policy, tokenizer, sampling)
 
 
 class _LogprobRecorder:

@@ -39,7 +39,7 @@ from tqdm.auto import tqdm
 from rlenv.evaluation import pass_at_k
 from rlenv.scoring import score_tasks
 from trainers.batch import EpisodeBatch
-from trainers.rollout import EpisodeEnv, HFGenerator, SamplingConfig, decode_completions, run_episodes
+from trainers.rollout import EpisodeEnv, SamplingConfig, decode_completions, make_generator, run_episodes
 from trainers.sft import Example, sft_batch, sft_loss
 
 logger = logging.getLogger(__name__)
@@ -194,7 +194,7 @@ class SelfTrainer:
         self.config = config
         self.evaluate = evaluate
         self.log_fn = log_fn
-        self.generator = HFGenerator(policy, tokenizer, config.sampling)
+        self.generator = make_generator(policy, tokenizer, config.sampling)
         self.initial_state = copy.deepcopy(policy.state_dict()) if config.restart_from_initial else None
         self.optimizer = self._new_optimizer()
         self.rounds: list[dict[str, float]] = []

