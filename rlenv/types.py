@@ -151,20 +151,29 @@ class Verifier(Protocol):
 
 
 class Completion(str):
-    """A completion string that also says whether generation was cut at a length limit.
+    """A completion string that also says whether generation was cut at a length limit, or failed.
 
     ``env.step(Completion(text, truncated=True))`` returns ``truncated=True``; a plain ``str``
-    means the completion ended on its own.
+    means the completion ended on its own. ``error`` (with empty text) says that generation
+    itself failed (e.g. an inference server kept answering 5xx): evaluation records such a
+    sample as status ``error`` without verifying it.
     """
 
     truncated: bool
+    error: str | None
 
-    def __new__(cls, text: str, truncated: bool = False) -> Completion:
+    def __new__(cls, text: str, truncated: bool = False, error: str | None = None) -> Completion:
         if not isinstance(text, str):
             raise TypeError(f"Completion text must be a str, got {type(text).__name__}")
         obj = super().__new__(cls, text)
         obj.truncated = bool(truncated)
+        obj.error = None if error is None else str(error)
         return obj
 
-    def __reduce__(self):  # keep the flag across pickling (process pools)
-        return (Completion, (str(self), self.truncated))
+    @classmethod
+    def failed(cls, error: str) -> Completion:
+        """A generation that produced nothing because of ``error``."""
+        return cls("", error=error)
+
+    def __reduce__(self):  # keep the flags across pickling (process pools)
+        return (Completion, (str(self), self.truncated, self.error))

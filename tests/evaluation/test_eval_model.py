@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 import rlenv
-from rlenv.commands.eval import policy_generate
 from rlenv.exact_match import normalize_text
+from rlenv.inference.hf import policy_generate
 
 pytest.importorskip("torch")
 

