@@ -49,8 +49,8 @@ def generation_rate(generate, prompts: list[str], repeats: int) -> tuple[float, 
     return statistics.median(rates), statistics.median(times)
 
 
-def grpo_step_time(backend: str, args: argparse.Namespace) -> float:
-    """Median wall time of a GRPO step (rollout + update) after one warm-up step."""
+def grpo_step_time(backend: str, args: argparse.Namespace) -> tuple[float, float]:
+    """Median wall time of a GRPO step (rollout + update) and of its rollout, after one warm-up step."""
     import rlenv
     from trainers import Trainer
 
@@ -59,7 +59,9 @@ def grpo_step_time(backend: str, args: argparse.Namespace) -> float:
                   micro_batch_size=16, lr=1e-5, progress=False, rollout_backend=backend, device=args.device)
     trainer = Trainer(model, rlenv.make("rlenv/Arithmetic-v0"), "grpo", config=config, tokenizer=tokenizer)
     trainer.train_step()
-    return statistics.median(trainer.train_step()["time/step_s"] for _ in range(args.repeats))
+    metrics = [trainer.train_step() for _ in range(args.repeats)]
+    return (statistics.median(m["time/step_s"] for m in metrics),
+            statistics.median(m["time/rollout_s"] for m in metrics))
 
 
 def main() -> None:
@@ -94,8 +96,10 @@ def main() -> None:
     (hf_rate, hf_time), (v_rate, v_time) = rows["hf"], rows["vllm"]
     print(f"| generation tokens/s | {hf_rate:,.0f} | {v_rate:,.0f} | {v_rate / hf_rate:.2f}x |")
     print(f"| seconds per batch | {hf_time:.2f} | {v_time:.2f} | {hf_time / v_time:.2f}x faster |")
-    print(f"| GRPO step (rollout + update), s | {steps['hf']:.2f} | {steps['vllm']:.2f} | "
-          f"{steps['hf'] / steps['vllm']:.2f}x faster |")
+    (hf_step, hf_rollout), (v_step, v_rollout) = steps["hf"], steps["vllm"]
+    print(f"| GRPO step: rollout (generation + scoring + weight copy), s | {hf_rollout:.2f} | {v_rollout:.2f} | "
+          f"{hf_rollout / v_rollout:.2f}x faster |")
+    print(f"| GRPO step: rollout + update, s | {hf_step:.2f} | {v_step:.2f} | {hf_step / v_step:.2f}x faster |")
 
 
 if __name__ == "__main__":

@@ -410,9 +410,7 @@ class Trainer:
         kwargs = dict(micro_batch_size=cfg.micro_batch_size, temperature=cfg.temperature,
                       chunk_size=cfg.logprob_chunk_size)
         off_policy = alg.ppo_epochs > 1 or alg.num_mini_batches > 1
-        # another engine's log-probs: recompute ours, to measure (and with TIS correct) the mismatch
-        other_sampler = batch.rollout_logprobs is not None and (cfg.rollout_backend != "hf" or cfg.tis_cap is not None)
-        if batch.old_logprobs is None and (off_policy or kl_in_reward or other_sampler):
+        if batch.old_logprobs is None and (off_policy or kl_in_reward):
             batch = batch.replace(old_logprobs=batch_logprobs(self.policy, batch, **kwargs))
         if self.ref_model is not None and batch.ref_logprobs is None:
             batch = batch.replace(ref_logprobs=batch_logprobs(self.ref_model, batch, **kwargs))
@@ -513,10 +511,13 @@ class Trainer:
         old = micro.old_logprobs if micro.old_logprobs is not None else logp.detach()
         pl = losses.get(alg.policy_loss)(logp, old, extra["advantages"], mask, **alg.loss_kwargs)
         per_token = pl.loss
-        if cfg.tis_cap is not None and micro.rollout_logprobs is not None and micro.old_logprobs is not None:
-            weight = torch.exp(micro.old_logprobs - micro.rollout_logprobs).clamp(max=cfg.tis_cap).detach()
-            per_token = per_token * weight
-            sums.add("rollout/tis_weight", float((weight * mask).sum()), float(mask.sum()))
+        if micro.rollout_logprobs is not None:  # the sampler's log-probs vs ours (on-policy: this forward's)
+            sampler = micro.rollout_logprobs.to(old.device)
+            sums.add("rollout/logprob_diff", float(((old - sampler).abs() * mask).sum()), float(mask.sum()))
+            if cfg.tis_cap is not None:
+                weight = torch.exp(old - sampler).clamp(max=cfg.tis_cap).detach()
+                per_token = per_token * weight
+                sums.add("rollout/tis_weight", float((weight * mask).sum()), float(mask.sum()))
         if alg.kl_coef > 0:
             kl_tokens = losses.kl(logp, micro.ref_logprobs, alg.kl_kind)
             if alg.kl_placement == "loss":
@@ -563,10 +564,6 @@ class Trainer:
         for hacks in batch.infos.get("hacks", []):
             for detector in {h.get("detector", "unknown") for h in (hacks or []) if isinstance(h, dict)}:
                 sums.count(f"hacks/{detector}", 1)
-        if batch.rollout_logprobs is not None and batch.old_logprobs is not None:
-            m = batch.completion_mask.bool()
-            diff = (batch.rollout_logprobs - batch.old_logprobs.to(batch.rollout_logprobs.device))[m]
-            sums.add("rollout/logprob_diff", float(diff.abs().sum()), float(m.sum()))
 
     def _log(self, metrics: dict[str, float]) -> None:
         if "reward/mean" in metrics and "reward/sq_mean" in metrics:

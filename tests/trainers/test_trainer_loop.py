@@ -5,7 +5,7 @@ import pytest
 import torch
 from trainer_helpers import MAX_NEW_TOKENS, make_task_env, tiny_policy, training_split
 
-from trainers import ALGORITHMS, EpisodeBatch, Trainer, TrainerConfig, gold_examples, sft
+from trainers import ALGORITHMS, EpisodeBatch, Trainer, TrainerConfig, batch_logprobs, gold_examples, sft
 from trainers.rollout import zero_variance_groups
 
 BASE = dict(num_tasks=4, group_size=4, lr=1e-3, max_new_tokens=MAX_NEW_TOKENS, micro_batch_size=6, progress=False)
@@ -172,3 +172,21 @@ def test_critic_values_are_read_before_each_token(warm):
         values = critic(batch.prompt_ids, batch.prompt_mask, batch.completion_ids, batch.completion_mask)
     assert torch.equal(values[0, :3], values[1, :3])
     assert not torch.allclose(values[0, 3:], values[1, 3:])
+
+
+def test_truncated_importance_sampling_weights_each_token_by_the_capped_ratio(warm, episodes):
+    """A sampler that gave every token half our probability: ratio 2, capped at 1.5 by TIS."""
+    shifted = episodes.replace(rollout_logprobs=None)
+    plain_params, _, _ = sgd_update(warm, "grpo", shifted)
+    model, _ = fresh(warm)
+    start = params(model)
+    ours = batch_logprobs(model, shifted, micro_batch_size=64, temperature=1.0)
+    sampled = shifted.replace(rollout_logprobs=(ours - math.log(2.0)) * shifted.completion_mask)
+    tis_params, metrics, _ = sgd_update(warm, "grpo", sampled, tis_cap=1.5)
+    no_tis_params, no_tis_metrics, _ = sgd_update(warm, "grpo", sampled)
+    assert metrics["rollout/logprob_diff"] == pytest.approx(math.log(2.0), rel=1e-4)
+    assert metrics["rollout/tis_weight"] == pytest.approx(1.5, rel=1e-4)
+    for key in start:
+        torch.testing.assert_close(no_tis_params[key], plain_params[key], atol=1e-7, rtol=1e-6)
+        torch.testing.assert_close(tis_params[key] - start[key], 1.5 * (plain_params[key] - start[key]),
+                                   atol=1e-6, rtol=1e-4)
