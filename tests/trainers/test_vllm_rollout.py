@@ -128,3 +128,26 @@ def test_grpo_with_vllm_rollouts_learns_like_hf(one_torch_thread):
     logging.getLogger(__name__).info("held-out pass@1 %.3f: GRPO gain hf %+.3f, vllm %+.3f", before, hf, vllm)
     assert hf >= 0.15 and vllm >= 0.15, (before, hf, vllm)
     assert abs(hf - vllm) <= 0.15, (before, hf, vllm)
+
+
+def test_online_dpo_and_self_training_sample_through_vllm():
+    from trainers.preference import OnlineDPO, OnlineDPOConfig, PreferenceConfig
+    from trainers.rollout import ScoreFnEnv
+    from trainers.self_training import SelfTrainer, SelfTrainingConfig
+
+    def digit_share(prompts, completions):
+        return [sum(ch.isdigit() for ch in c) / 4 for c in completions]
+
+    sampling = SamplingConfig(max_new_tokens=4, temperature=1.0, backend="vllm")
+    model, tok = vllm_policy()
+    env = ScoreFnEnv([f"{a}+{a}=" for a in range(8)], digit_share, num_tasks=8, group_size=4)
+    online = OnlineDPO(model, tok, env, OnlineDPOConfig(
+        preference=PreferenceConfig(loss="dpo", learning_rate=1e-2, batch_size=4), rounds=2, sampling=sampling))
+    rounds = online.train(progress=False)
+    assert len(rounds) == 2 and online.generator.syncs == 1 and rounds[0]["pairs"] > 0
+    online.generator.close()
+    model, tok = vllm_policy(seed=1)
+    trainer = SelfTrainer(model, tok, env, SelfTrainingConfig(rounds=2, top_k=2, sampling=sampling, sft_lr=1e-2))
+    history = trainer.train(progress=False)
+    assert len(history) == 2 and trainer.generator.syncs == 1
+    trainer.generator.close()
