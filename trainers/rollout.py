@@ -14,6 +14,7 @@ Three pieces, each replaceable:
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import logging
 from collections.abc import Callable, Sequence
@@ -22,6 +23,7 @@ from typing import Any, Protocol
 import numpy as np
 import torch
 
+from rlenv.scoring import score_tasks
 from rlenv.types import Completion, RewardResult, Status
 from trainers.advantages import zero_variance_groups
 from trainers.batch import EpisodeBatch, step_rewards_to_tokens
@@ -363,15 +365,107 @@ class ScoreFnEnv:
         return [""] * self.num_envs, rewards, np.ones(self.num_envs, dtype=bool), truncated, infos
 
 
+# -- verifier failures --------------------------------------------------------------------------
+#: What a trainer does with an episode whose verifier failed (see :class:`FailurePolicy`).
+ON_VERIFIER_ERROR = ("mask", "zero", "resample")
+
+
+@dataclasses.dataclass(frozen=True)
+class FailurePolicy:
+    """How episodes whose verifier failed enter training.
+
+    Attributes:
+        on_error: ``"mask"`` (default): a failed episode is left out of the batch: it adds no
+            loss and no group statistic (GRPO mean/std, RLOO's leave-one-out, whitening and
+            DAPO's zero-variance filter see only valid members; a group left with one member gets
+            advantage 0). ``"zero"``: it stays with the verifier's reward (0), as before.
+            ``"resample"``: it is scored again up to ``rescore_attempts`` times (transient
+            failures), and what still fails is masked.
+        statuses: which statuses are failures (default ``error``: a candidate's own ``timeout``
+            is its fault and stays a 0).
+        rescore_attempts: re-scoring rounds of ``"resample"``.
+    """
+
+    on_error: str = "mask"
+    statuses: tuple[str, ...] = (Status.ERROR.value,)
+    rescore_attempts: int = 2
+
+    def __post_init__(self) -> None:
+        if self.on_error not in ON_VERIFIER_ERROR:
+            raise ValueError(f"on_verifier_error must be one of {ON_VERIFIER_ERROR}, got {self.on_error!r}")
+        known = {status.value for status in Status}
+        unknown = set(self.statuses) - known
+        if unknown:
+            raise ValueError(f"unknown failure status(es) {sorted(unknown)}; statuses are {sorted(known)}")
+        if self.rescore_attempts < 0:
+            raise ValueError(f"rescore_attempts must be >= 0, got {self.rescore_attempts}")
+        object.__setattr__(self, "statuses", tuple(self.statuses))
+
+
+@dataclasses.dataclass
+class FailureLog:
+    """What :func:`collect` saw of verifier failures in one step (before masking)."""
+
+    episodes: int = 0
+    statuses: collections.Counter = dataclasses.field(default_factory=collections.Counter)
+    failed: int = 0
+    masked: int = 0
+    rescored: int = 0
+    recovered: int = 0
+    first_errors: list[str] = dataclasses.field(default_factory=list)
+
+    @property
+    def failed_fraction(self) -> float:
+        return self.failed / self.episodes if self.episodes else 0.0
+
+
+def _rescore_failed(env: Any, completions: Sequence[str], truncated: Sequence[bool], rewards: np.ndarray,
+                    infos: dict[str, Any], policy: FailurePolicy, log: FailureLog) -> None:
+    """Score the failed episodes of one vector-env step again (in place), ``rescore_attempts`` times."""
+    if not (hasattr(env, "tasks") and hasattr(env, "base") and hasattr(env, "env")):
+        raise TypeError(f"on_verifier_error='resample' needs a rlenv.TextVectorEnv, got {type(env).__name__}")
+    outcome = env.env.get_wrapper_attr("episode_outcome")
+    for _ in range(policy.rescore_attempts):
+        failed = [i for i, status in enumerate(infos["status"]) if status in policy.statuses]
+        if not failed:
+            return
+        log.rescored += len(failed)
+        results = score_tasks(env.base.verifier, [env.tasks[i] for i in failed], [completions[i] for i in failed])
+        for i, result in zip(failed, results, strict=True):
+            reward, info = outcome(env.tasks[i], completions[i], result, bool(truncated[i]))
+            rewards[i] = reward
+            for key, value in info.items():
+                if key in infos:
+                    infos[key][i] = value
+            if result.status.value not in policy.statuses:
+                log.recovered += 1
+
+
+def _note_failures(batch: EpisodeBatch, policy: FailurePolicy, log: FailureLog) -> torch.Tensor:
+    """Count one batch's statuses into ``log``; returns the bool mask of its failed episodes."""
+    statuses = [str(s) for s in batch.infos.get("status", [])]
+    failed = torch.tensor([s in policy.statuses for s in statuses], dtype=torch.bool)
+    log.episodes += len(batch)
+    log.statuses.update(statuses)
+    log.failed += int(failed.sum())
+    for i in torch.nonzero(failed).flatten().tolist():
+        result = batch.infos.get("reward", [None] * len(batch))[i]
+        text = str(getattr(result, "details", {}).get("error", statuses[i]))
+        if len(log.first_errors) < 3 and text not in log.first_errors:
+            log.first_errors.append(text[:300])
+    return failed
+
+
 # -- one batch of episodes ----------------------------------------------------------------------
 def run_episodes(
     env: EpisodeEnv, generate_fn: GenerateFn, tokenizer: Any, *, seed: int | None = None,
-    options: dict[str, Any] | None = None,
+    options: dict[str, Any] | None = None, failures: FailurePolicy | None = None, log: FailureLog | None = None,
 ) -> EpisodeBatch:
     """Reset ``env``, generate one completion per episode, score them, return the batch (no filtering).
 
     ``seed`` seeds the env's task draw and ``torch``'s global RNG (used by sampling).
-    Dense step rewards in ``info["reward"][i].step_rewards`` land on their step-end tokens.
+    Dense step rewards in ``info["reward"][i].step_rewards`` land on their step-end tokens. With
+    ``failures.on_error == "resample"``, failed episodes are scored again first (counted in ``log``).
     """
     if seed is not None:
         torch.manual_seed(seed)
@@ -383,6 +477,10 @@ def run_episodes(
     texts = decode_completions(tokenizer, gen.completion_ids, gen.completion_mask)
     completions = [Completion(t, truncated=bool(tr)) for t, tr in zip(texts, gen.truncated.tolist(), strict=True)]
     _, rewards, _, env_truncated, infos = env.step(completions)
+    if failures is not None and failures.on_error == "resample":
+        infos = {k: (list(v) if k == "status" else v) for k, v in infos.items()}
+        rewards = np.array(rewards, dtype=np.float32)
+        _rescore_failed(env, completions, env_truncated, rewards, infos, failures, log or FailureLog())
     group_ids = torch.as_tensor(np.asarray(reset_infos["group_id"]), dtype=torch.long)
     episode_infos = {k: list(v) for k, v in infos.items()  # Gymnasium's "_key" masks are left out
                      if k != "group_id" and not k.startswith("_") and len(v) == len(completions)}
@@ -406,22 +504,38 @@ def run_episodes(
 
 def collect(
     env: EpisodeEnv, generate_fn: GenerateFn, tokenizer: Any, *, seed: int | None = None,
-    dynamic_sampling: bool = False, max_refills: int = 0,
+    dynamic_sampling: bool = False, max_refills: int = 0, failures: FailurePolicy | None = None,
+    log: FailureLog | None = None,
 ) -> tuple[EpisodeBatch, dict[str, float]]:
     """One training batch of episodes, with optional dynamic sampling (DAPO).
 
-    With ``dynamic_sampling``, groups whose rewards are all equal are dropped; while fewer than
-    the env's ``num_tasks`` groups remain and refills are left, another batch is drawn (seeded
-    ``seed + k``) and its informative groups are added. The result keeps at most ``num_tasks``
-    groups.
+    With ``failures`` (a :class:`FailurePolicy`), episodes whose verifier failed are re-scored
+    (``resample``) and left out (``mask``, ``resample``) before anything else looks at the batch;
+    ``log`` receives the counts. With ``dynamic_sampling``, groups whose rewards are all equal
+    are dropped; while fewer than the env's ``num_tasks`` groups remain and refills are left,
+    another batch is drawn (seeded ``seed + k``) and its informative groups are added. The result
+    keeps at most ``num_tasks`` groups.
 
     Returns:
         ``(batch, stats)`` with ``stats = {"groups_sampled", "groups_kept", "refills"}``.
     """
-    batch = run_episodes(env, generate_fn, tokenizer, seed=seed)
-    target = int(torch.unique(batch.group_ids).numel())
+    log = log if log is not None else FailureLog()
+
+    def episodes(episode_seed: int | None) -> EpisodeBatch:
+        batch = run_episodes(env, generate_fn, tokenizer, seed=episode_seed, failures=failures, log=log)
+        if failures is None:
+            return batch
+        failed = _note_failures(batch, failures, log)
+        if failures.on_error == "zero" or not bool(failed.any()):
+            return batch
+        log.masked += int(failed.sum())
+        return batch.select(~failed)
+
+    batch = episodes(seed)
+    target = env.num_tasks if hasattr(env, "num_tasks") else int(torch.unique(batch.group_ids).numel())
     if not dynamic_sampling:
-        return batch, {"groups_sampled": float(target), "groups_kept": float(target), "refills": 0.0}
+        kept = float(torch.unique(batch.group_ids).numel())
+        return batch, {"groups_sampled": float(target), "groups_kept": kept, "refills": 0.0}
     kept: list[EpisodeBatch] = []
     sampled, refills = 0, 0
     pad = _pad_id(tokenizer)
@@ -434,7 +548,7 @@ def collect(
         if have >= target or refills >= max_refills:
             break
         refills += 1
-        batch = run_episodes(env, generate_fn, tokenizer, seed=None if seed is None else seed + refills)
+        batch = episodes(None if seed is None else seed + refills)
     if not kept:
         logger.warning("dynamic sampling kept no group: every group had equal rewards (%d sampled)", sampled)
         empty = batch.select([])

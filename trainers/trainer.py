@@ -44,7 +44,15 @@ from trainers.algorithms import Algorithm, resolve
 from trainers.batch import EpisodeBatch, outcome_token_rewards
 from trainers.critic import ValueHead, ValueModel
 from trainers.logprobs import batch_logprobs, completion_logprobs
-from trainers.rollout import EpisodeEnv, GenerateFn, SamplingConfig, collect, make_generator
+from trainers.rollout import (
+    EpisodeEnv,
+    FailureLog,
+    FailurePolicy,
+    GenerateFn,
+    SamplingConfig,
+    collect,
+    make_generator,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -69,6 +77,13 @@ class TrainerConfig:
             engine whose weights follow the policy after every optimizer step).
         rollout_options: keyword arguments of the rollout backend's generator (vLLM's
             ``gpu_memory_utilization``, ``max_model_len``, ...).
+        on_verifier_error: ``"mask"`` (default), ``"zero"`` or ``"resample"``: what an episode whose
+            verifier failed does to the update (see :class:`~trainers.rollout.FailurePolicy`).
+        failure_statuses: the statuses that count as verifier failures (default ``("error",)``).
+        rescore_attempts: re-scoring rounds of ``"resample"``.
+        fail_fast_fraction, fail_fast_steps: training stops with an error naming the env, the
+            status counts and the first error texts when more than ``fail_fast_fraction`` of a
+            step's episodes failed for ``fail_fast_steps`` consecutive steps (None = never).
         tis_cap: truncated importance sampling (TIS) of the sampler/trainer mismatch: each
             token's policy loss is weighted by ``min(pi_old / pi_sampler, tis_cap)``, with
             ``pi_old`` the trainer's own recomputed probability (None = off, the default).
@@ -105,6 +120,11 @@ class TrainerConfig:
     rollout_backend: str = "hf"
     rollout_options: dict[str, Any] = dataclasses.field(default_factory=dict)
     tis_cap: float | None = None
+    on_verifier_error: str = "mask"
+    failure_statuses: tuple[str, ...] = ("error",)
+    rescore_attempts: int = 2
+    fail_fast_fraction: float | None = 0.2
+    fail_fast_steps: int = 3
     micro_batch_size: int = 8
     lr: float = 1e-6
     critic_lr: float | None = None
@@ -128,6 +148,12 @@ class TrainerConfig:
     def __post_init__(self) -> None:
         if self.temperature <= 0:
             raise ValueError(f"temperature must be > 0 for RL sampling, got {self.temperature}")
+        self.failure_statuses = tuple(self.failure_statuses)
+        self.failure_policy()  # validates on_verifier_error, failure_statuses, rescore_attempts
+        if self.fail_fast_fraction is not None and not 0 <= self.fail_fast_fraction < 1:
+            raise ValueError(f"fail_fast_fraction must be in [0, 1) or None, got {self.fail_fast_fraction}")
+        if self.fail_fast_steps < 1:
+            raise ValueError(f"fail_fast_steps must be >= 1, got {self.fail_fast_steps}")
         if self.tis_cap is not None and not self.tis_cap >= 1:
             raise ValueError(f"tis_cap must be >= 1 (or None = off), got {self.tis_cap}")
         if self.steps < 0:
@@ -142,6 +168,10 @@ class TrainerConfig:
         if self.critic_backbone not in CRITIC_BACKBONES:
             raise ValueError(f"critic_backbone must be one of {CRITIC_BACKBONES}, got {self.critic_backbone!r}")
         self.adam_betas = tuple(self.adam_betas)
+
+    def failure_policy(self) -> FailurePolicy:
+        """The :class:`~trainers.rollout.FailurePolicy` these settings describe."""
+        return FailurePolicy(self.on_verifier_error, self.failure_statuses, self.rescore_attempts)
 
     @classmethod
     def from_dict(cls, values: dict[str, Any]) -> TrainerConfig:
@@ -234,6 +264,7 @@ class Trainer:
         self.optimizer = self._make_optimizer()
         self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, self._lr_factor)
         self.step = 0
+        self._failing_steps = 0
         self.history: list[dict[str, float]] = []
         self._writer: Any = None
 
@@ -377,10 +408,15 @@ class Trainer:
     def train_step(self) -> dict[str, float]:
         """One rollout and update; returns (and logs) its metrics."""
         start = time.perf_counter()
-        batch, stats = self.rollout()
+        failures = FailureLog()
+        batch, stats = self.rollout(failures)
+        self._fail_fast(failures)
         rollout_time = time.perf_counter() - start
         metrics = self.update(batch)
         metrics.update({f"sampling/{k}": v for k, v in stats.items()})
+        # status/* counts the trained batch; failures/* every sampled episode, before masking
+        metrics.update({"failures/fraction": failures.failed_fraction, "failures/masked": float(failures.masked),
+                        "failures/rescored": float(failures.rescored), "failures/recovered": float(failures.recovered)})
         metrics["time/rollout_s"] = rollout_time
         metrics["time/step_s"] = time.perf_counter() - start
         self.step += 1
@@ -388,12 +424,32 @@ class Trainer:
         self._log(metrics)
         return metrics
 
-    def rollout(self) -> tuple[EpisodeBatch, dict[str, float]]:
-        """Sample and score this step's episodes (seeded by ``(seed, step, rank)``)."""
+    def rollout(self, failures: FailureLog | None = None) -> tuple[EpisodeBatch, dict[str, float]]:
+        """Sample and score this step's episodes (seeded by ``(seed, step, rank)``); episodes whose
+        verifier failed are handled by ``config.on_verifier_error`` and counted in ``failures``."""
         alg = self.algorithm
         seed = _seed(self.config.seed, self.step, dist.rank(), 0)
         return collect(self.env, self.generate_fn, self.tokenizer, seed=seed,
-                       dynamic_sampling=alg.dynamic_sampling, max_refills=alg.max_refills)
+                       dynamic_sampling=alg.dynamic_sampling, max_refills=alg.max_refills,
+                       failures=self.config.failure_policy(), log=failures)
+
+    def _fail_fast(self, failures: FailureLog) -> None:
+        """Stop on a broken environment: too many failures for ``fail_fast_steps`` steps in a row."""
+        cfg = self.config
+        if cfg.fail_fast_fraction is None:
+            return
+        self._failing_steps = self._failing_steps + 1 if failures.failed_fraction > cfg.fail_fast_fraction else 0
+        if self._failing_steps >= cfg.fail_fast_steps:
+            raise RuntimeError(
+                f"the environment {self._env_name()} is failing: more than {cfg.fail_fast_fraction:.0%} of the "
+                f"episodes had a verifier failure ({', '.join(cfg.failure_statuses)}) for {self._failing_steps} "
+                f"steps in a row (last step: {failures.failed} of {failures.episodes}; statuses "
+                f"{dict(failures.statuses)}); first errors: {failures.first_errors}")
+
+    def _env_name(self) -> str:
+        env = getattr(self.env, "env", self.env)
+        spec = getattr(getattr(env, "unwrapped", env), "spec", None)
+        return repr(spec.id) if spec is not None else type(getattr(env, "unwrapped", env)).__name__
 
     # -- update ---------------------------------------------------------------------------------
     @torch.no_grad()

@@ -1,0 +1,138 @@
+"""Episodes whose verifier failed: masked out of the update (default), kept as 0 (``zero``), or scored
+again (``resample``); a broken environment stops training with an error that names it."""
+
+import threading
+import zlib
+
+import pytest
+import torch
+from trainer_helpers import MAX_NEW_TOKENS, addition_env, tiny_policy
+
+from rlenv import RewardResult, TextEnv, TextVectorEnv
+from trainers import Trainer, TrainerConfig
+from trainers.advantages import get as advantage
+from trainers.rollout import FailureLog, FailurePolicy, HFGenerator, SamplingConfig, collect
+
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
+
+
+class Flaky:
+    """Wraps a verifier; fails on a chosen share of calls. ``transient``: a repeated call of the same
+    (task, completion) draws again, so re-scoring can succeed; otherwise the same episode always fails."""
+
+    name = "flaky"
+
+    def __init__(self, inner, rate, transient=True):
+        self.inner, self.rate, self.transient = inner, rate, transient
+        self.calls: dict[tuple[str, str], int] = {}
+        self.lock = threading.Lock()
+
+    def __call__(self, task, completion):
+        with self.lock:
+            n = self.calls.get((task.id, completion), 0)
+            self.calls[(task.id, completion)] = n + 1
+        draw = zlib.crc32(f"{task.id}|{completion}|{n if self.transient else 0}".encode()) % 1000 / 1000
+        if draw < self.rate:
+            raise RuntimeError(f"injected crash on {task.id}")
+        return self.inner(task, completion)
+
+
+def flaky_env(rate, transient=True, num_tasks=8, group_size=4):
+    base = addition_env()
+    return TextVectorEnv(TextEnv(base.source, Flaky(base.verifier, rate, transient)), num_tasks=num_tasks,
+                         group_size=group_size)
+
+
+def generator():
+    model, tok = tiny_policy(hidden_size=32)
+    return model, tok, HFGenerator(model, tok, SamplingConfig(max_new_tokens=4, temperature=1.0))
+
+
+def test_mask_leaves_failed_episodes_out_and_zero_keeps_them():
+    model, tok, gen = generator()
+    zero_log, mask_log = FailureLog(), FailureLog()
+    full, _ = collect(flaky_env(0.3, transient=False), gen, tok, seed=0, failures=FailurePolicy("zero"), log=zero_log)
+    masked, _ = collect(flaky_env(0.3, transient=False), gen, tok, seed=0, failures=FailurePolicy("mask"),
+                        log=mask_log)
+    failed = torch.tensor([s == "error" for s in full.infos["status"]])
+    assert 0 < int(failed.sum()) < len(full) and zero_log.failed == mask_log.failed == int(failed.sum())
+    assert mask_log.masked == int(failed.sum()) and zero_log.masked == 0
+    assert "injected crash" in mask_log.first_errors[0]
+    expected = full.select(~failed)
+    assert torch.equal(masked.completion_ids, expected.completion_ids)
+    assert torch.equal(masked.group_ids, expected.group_ids) and torch.equal(masked.rewards, expected.rewards)
+    assert "error" not in masked.infos["status"]
+
+
+@pytest.mark.parametrize("estimator", ["grpo", "rloo", "reinforce_pp_baseline"])
+def test_group_statistics_see_only_valid_members_and_lone_members_get_zero(estimator):
+    rewards = torch.tensor([1.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0])
+    groups = torch.tensor([0, 0, 0, 0, 1, 1, 2, 2])
+    failed = torch.tensor([False, False, True, False, False, True, False, False])
+    mask = torch.ones(8, 3)
+    kept = ~failed
+    adv, _ = advantage(estimator)(rewards[kept].unsqueeze(1) * mask[kept], mask[kept], groups[kept])
+    alone = groups[kept] == 1  # group 1 keeps one member: no baseline, advantage 0
+    assert torch.all(adv[alone] == 0)
+    # group 0 without its failed member: the same advantages as a group that never had it
+    g0, _ = advantage(estimator)(torch.tensor([[1.0], [0.0], [1.0]]) * torch.ones(3, 3), torch.ones(3, 3),
+                                 torch.zeros(3, dtype=torch.long))
+    if estimator != "reinforce_pp_baseline":  # whitening is global, over the batch
+        torch.testing.assert_close(adv[groups[kept] == 0], g0)
+
+
+def test_masked_episodes_change_no_gradient():
+    """The update on a batch with failures masked equals the update on the batch without them."""
+    model, tok, gen = generator()
+    full, _ = collect(flaky_env(0.3, transient=False), gen, tok, seed=1, failures=FailurePolicy("zero"))
+    masked, _ = collect(flaky_env(0.3, transient=False), gen, tok, seed=1, failures=FailurePolicy("mask"))
+    valid = full.select(torch.tensor([s != "error" for s in full.infos["status"]]))
+    config = dict(num_tasks=8, group_size=4, optimizer="sgd", lr=0.5, max_grad_norm=None, progress=False,
+                  max_new_tokens=MAX_NEW_TOKENS)
+    after = []
+    for batch in (masked, valid):
+        policy, _ = tiny_policy(hidden_size=32)
+        policy.load_state_dict(model.state_dict())
+        Trainer(policy, None, "grpo", config=config, tokenizer=tok).update(batch)
+        after.append({k: v.detach().clone() for k, v in policy.named_parameters()})
+    for key in after[0]:
+        assert torch.equal(after[0][key], after[1][key]), key
+
+
+def test_resample_recovers_transient_failures():
+    model, tok, gen = generator()
+    log = FailureLog()
+    batch, _ = collect(flaky_env(0.3), gen, tok, seed=0, failures=FailurePolicy("resample", rescore_attempts=3),
+                       log=log)
+    assert log.rescored > 0 and log.recovered > 0
+    assert len(batch) + log.masked == 32 and log.masked <= log.rescored - log.recovered
+    persistent = FailureLog()
+    collect(flaky_env(0.3, transient=False), gen, tok, seed=0, failures=FailurePolicy("resample"), log=persistent)
+    assert persistent.recovered == 0 and persistent.masked > 0  # the same crash every time: masked in the end
+
+
+def test_a_broken_environment_stops_training_and_names_it():
+    import rlenv
+
+    model, tok = tiny_policy(hidden_size=32)
+    env = rlenv.make("rlenv/Arithmetic-v0")
+    broken = TextEnv(env.unwrapped.source, Flaky(env.unwrapped.verifier, 1.0))
+    broken.spec = env.spec
+    trainer = Trainer(model, broken, "grpo", tokenizer=tok,
+                      config=dict(num_tasks=4, group_size=2, max_new_tokens=4, progress=False, fail_fast_steps=2))
+    with pytest.raises(RuntimeError) as info:
+        trainer.train(steps=5)
+    message = str(info.value)
+    assert "'rlenv/Arithmetic-v0'" in message and "2 steps in a row" in message
+    assert "'error': 8" in message and "injected crash" in message
+    assert trainer.step == 1  # the second failing step stopped before its update
+
+
+def test_failure_settings_are_checked():
+    with pytest.raises(ValueError, match="on_verifier_error must be one of"):
+        TrainerConfig(on_verifier_error="ignore")
+    with pytest.raises(ValueError, match="unknown failure status"):
+        TrainerConfig(failure_statuses=("crashed",))
+    with pytest.raises(ValueError, match="fail_fast_fraction"):
+        TrainerConfig(fail_fast_fraction=1.5)
+    assert RewardResult.error("x").status.value in TrainerConfig().failure_statuses
