@@ -32,6 +32,8 @@ from rlenv.types import RewardResult, Status, Task
 TASK_ID_COLUMN = "task_id"
 #: Optional dataset column routing each row to one environment in multi-environment datasets.
 ENV_ID_COLUMN = "env_id"
+#: What :func:`reward_funcs` returns for an episode whose verifier failed.
+ON_ERROR = ("zero", "none")
 
 
 def completion_text(completion: Any) -> str:
@@ -118,16 +120,20 @@ class EnvReward:
     name returns ``result.components[name]`` (None when a result lacks it).
     """
 
-    def __init__(self, scorer: _Scorer, component: str | None, name: str):
+    def __init__(self, scorer: _Scorer, component: str | None, name: str, on_error: str = "zero"):
+        if on_error not in ON_ERROR:
+            raise ValueError(f"on_error must be one of {ON_ERROR}, got {on_error!r}")
         self._scorer = scorer
         self.component = component
         self.__name__ = name
+        self.on_error = on_error
 
     def __call__(self, prompts: Sequence[Any], completions: Sequence[Any], **columns: Any) -> list[float | None]:
         scored = self._scorer.score(completions, columns)
         if self.component is None:
             self._log_statuses(scored, columns.get("log_metric"), columns.get("log_extra"))
-            return [None if item is None else item[0] for item in scored]
+            return [None if item is None or (self.on_error == "none" and item[1].status is Status.ERROR)
+                    else item[0] for item in scored]
         return [None if item is None or self.component not in item[1].components
                 else float(item[1].components[self.component]) for item in scored]
 
@@ -152,6 +158,7 @@ def reward_funcs(
     name: str | None = None,
     executor: Any = "thread",
     max_workers: int | None = None,
+    on_error: str = "zero",
 ) -> list[EnvReward]:
     """TRL reward functions for ``env``: the reward first, then one function per named component.
 
@@ -163,6 +170,9 @@ def reward_funcs(
         name: The reward's name in TRL's logs (default ``rlenv/<verifier name>``); give each of
             several environments sharing a verifier its own name.
         executor, max_workers: How verification runs concurrently (see :func:`rlenv.score_tasks`).
+        on_error: ``"zero"`` gives an episode whose verifier failed (status ``error``) its reward
+            (0); ``"none"`` gives it ``None``, which TRL's weighted ``nansum`` skips, so a verifier
+            crash never trains the policy.
 
     Returns:
         Callables ``fn(prompts, completions, task_id, **columns) -> list[float | None]``, named
@@ -174,7 +184,7 @@ def reward_funcs(
     if name is None:
         name = f"rlenv/{getattr(env.unwrapped.verifier, 'name', type(env.unwrapped.verifier).__name__)}"
     scorer = _Scorer(env, env_id, executor, max_workers)
-    return [EnvReward(scorer, None, name)] + [EnvReward(scorer, c, f"{name}/{c}") for c in components]
+    return [EnvReward(scorer, None, name, on_error)] + [EnvReward(scorer, c, f"{name}/{c}") for c in components]
 
 
 def to_dataset(

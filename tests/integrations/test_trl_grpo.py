@@ -94,3 +94,50 @@ def test_trl_grpo_status_fractions_over_a_logging_window_on_an_endless_stream(tm
     # TRL's completions table keeps the last batch (the 4th scoring call: all incorrect), with our column
     statuses = list(trainer._logs["extra"]["rlenv/alternating/status"])
     assert statuses == ["incorrect"] * len(trainer._logs["prompt"]) and statuses
+
+
+class EveryOtherFails:
+    """Every other scoring call is a verifier crash; the rest are wrong answers with a varying reward."""
+
+    name = "every_other"
+
+    def __init__(self):
+        self.calls = 0
+        self.lock = threading.Lock()
+
+    def __call__(self, task, completion):
+        with self.lock:
+            call, self.calls = self.calls, self.calls + 1
+        if call % 2:
+            return RewardResult.error("injected crash", verifier=self.name)
+        return RewardResult(len(completion) / 8, Status.INCORRECT, verifier=self.name)
+
+
+def test_trl_grpo_ignores_the_reward_of_failed_episodes_with_on_error_none(tmp_path):
+    import math as _math
+
+    from trl import GRPOConfig, GRPOTrainer
+
+    from trainers.tiny import tiny_causal_lm, tiny_tokenizer
+
+    source = rlenv.make("rlenv/Arithmetic-v0").unwrapped.source
+    env = rlenv.TextEnv(source, EveryOtherFails())
+    tokenizer = tiny_tokenizer()
+    args = GRPOConfig(output_dir=str(tmp_path), use_cpu=True, bf16=False, per_device_train_batch_size=8,
+                      num_generations=4, max_completion_length=8, max_steps=1, logging_steps=1, report_to="none",
+                      save_strategy="no", seed=0, temperature=1.0)
+    trainer = GRPOTrainer(model=tiny_causal_lm(tokenizer, hidden_size=32),
+                          reward_funcs=reward_funcs(env, on_error="none", executor="serial"), args=args,
+                          train_dataset=to_dataset(env, num_tasks=32), processing_class=tokenizer)
+    trainer.train()
+    statuses = list(trainer._logs["extra"]["rlenv/every_other/status"])
+    rewards = list(trainer._logs["rewards"]["rlenv/every_other"])
+    advantages = list(trainer._logs["advantages"])
+    assert statuses.count("error") == 4 and len(statuses) == 8
+    for status, reward, adv in zip(statuses, rewards, advantages, strict=True):
+        if status == "error":
+            assert _math.isnan(reward) and adv == 0.0  # left out of the group baseline, no advantage
+        else:
+            assert not _math.isnan(reward)
+    logged = [h for h in trainer.state.log_history if "rlenv/every_other/error" in h]
+    assert logged and logged[0]["rlenv/every_other/error"] == pytest.approx(0.5)
