@@ -30,7 +30,7 @@ def main(argv: list[str] | None = None) -> int:
                         format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
     try:
         return int(args.run(args) or 0)
-    except (FileNotFoundError, KeyError, ValueError, TypeError, IndexError) as exc:
+    except (FileNotFoundError, KeyError, ValueError, TypeError, IndexError, ConnectionError) as exc:
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         print(f"rlenv {args.command}: error: {message}", file=sys.stderr)
         return 2
