@@ -1,4 +1,8 @@
-"""Fixtures shared by every test area."""
+"""Fixtures shared by every test area.
+
+Tests never touch the network: ``datasets`` runs in offline mode (set before it is imported), so
+a Hub load that a test forgot to intercept fails at once instead of retrying for half a minute.
+"""
 
 import importlib
 import os
@@ -8,6 +12,8 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+
+os.environ["HF_DATASETS_OFFLINE"] = "1"
 
 
 @pytest.fixture(scope="session")
@@ -81,6 +87,24 @@ def fake_hub(monkeypatch):
 
     monkeypatch.setattr(datasets, "load_dataset", load_dataset)
     return hub
+
+
+@pytest.fixture
+def catalog_hub(fake_hub, hub_data, gsm8k_dir):
+    """``fake_hub`` serving the Hub dataset of every catalog id from a local file in its schema."""
+    from envs.math.competition_math import MATH_SUBJECTS
+
+    fake_hub.files.update({
+        ("openai/gsm8k", "main"): gsm8k_dir / "test.jsonl",
+        ("HuggingFaceH4/MATH-500", None): hub_data / "math500.jsonl",
+        ("HuggingFaceH4/aime_2024", None): hub_data / "aime_2024.jsonl",
+        ("MathArena/aime_2025", None): hub_data / "aime_2025.jsonl",
+        ("google-research-datasets/mbpp", "full"): hub_data / "mbpp_full.jsonl",
+        ("google-research-datasets/mbpp", "sanitized"): hub_data / "mbpp_sanitized.jsonl",
+        ("deepmind/code_contests", None): hub_data / "code_contests.jsonl",
+        **{("EleutherAI/hendrycks_math", subject): hub_data / "hendrycks_math.jsonl" for subject in MATH_SUBJECTS},
+    })
+    return fake_hub
 
 
 def declared_entry_points() -> dict[str, str]:
