@@ -3,7 +3,8 @@
 Two workloads (``--workload``, default both); every method scores the same (reference,
 completion) pairs in this run.
 
-``mixed`` (``--items``, default 1000): half GSM8K test gold solutions scored against their own
+``mixed`` (``--items``, default 1000): half GSM8K test gold solutions (``rlenv/GSM8K-v0``'s data:
+``openai/gsm8k`` from the Hub, or ``--gsm8k test.jsonl`` offline) scored against their own
 answers, half generated arithmetic problems (levels 1-5) answered in plain and LaTeX forms, a
 quarter of them wrong.
 
@@ -34,7 +35,7 @@ wrong answers.
   them), and every method ran that warm-up batch, so all are equally warm.
 
 Run: ``python benchmarks/math_scoring.py [--workload mixed|grouped] [--items 1000]
-[--problems 64] [--repeats 3] [--workers N]``.
+[--problems 64] [--repeats 3] [--workers N] [--gsm8k FILE]``.
 """
 
 from __future__ import annotations
@@ -56,11 +57,10 @@ import psutil
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from envs.math.arithmetic import ArithmeticGenerator, level_config  # noqa: E402
-from envs.math.gsm8k import default_data_file, gsm8k_task  # noqa: E402
+from envs.math.gsm8k import make_gsm8k_env  # noqa: E402
 from envs.math.pool import default_num_workers  # noqa: E402
 from envs.math.verifier import MathVerifier  # noqa: E402
 from rlenv.scoring import score_tasks  # noqa: E402
-from rlenv.sources import DatasetSource  # noqa: E402
 from rlenv.types import Task  # noqa: E402
 
 _FORMS = (
@@ -71,11 +71,10 @@ _FORMS = (
 )
 
 
-def build_items(count: int, seed: int = 0) -> tuple[list[Task], list[str]]:
-    """``count`` (task, completion) pairs: half GSM8K gold, half generated (plain and LaTeX)."""
+def build_items(count: int, gsm8k_file: str | None = None, seed: int = 0) -> tuple[list[Task], list[str]]:
+    """``count`` (task, completion) pairs: half GSM8K test gold (``gsm8k_file`` or the Hub's), half generated."""
     rng = random.Random(seed)
-    gsm8k = DatasetSource(str(default_data_file("test")), {"prompt": "question", "gold_completion": "answer"},
-                          row_to_task=gsm8k_task)
+    gsm8k = make_gsm8k_env(data_files=gsm8k_file).unwrapped.source
     n_gsm8k = count // 2
     tasks = [gsm8k[i] for i in rng.sample(range(gsm8k.size), n_gsm8k)]
     completions = [t.gold_completion for t in tasks]
@@ -317,8 +316,8 @@ def print_table(runs: dict[str, list[tuple[float, float]]], n: int) -> None:
           "not counted; '-' where it would be).")
 
 
-def run_mixed(items: int, repeats: int, workers: int) -> None:
-    tasks, completions = build_items(items)
+def run_mixed(items: int, repeats: int, workers: int, gsm8k_file: str | None) -> None:
+    tasks, completions = build_items(items, gsm8k_file)
     single, parallel = MathVerifier(num_workers=1), MathVerifier(num_workers=workers)
     runs: dict[str, list[tuple[float, float]]] = {}
     verdicts: dict[str, list[bool]] = {}
@@ -355,12 +354,13 @@ def main() -> None:
     parser.add_argument("--problems", type=int, default=64, help=f"problems of the grouped workload ({GROUP} completions each)")
     parser.add_argument("--repeats", type=int, default=3, help="timings are the median of this many runs")
     parser.add_argument("--workers", type=int, default=None, help="worker processes (default: all cores)")
+    parser.add_argument("--gsm8k", default=None, help="GSM8K test split as a local JSONL (default: openai/gsm8k from the Hub)")
     args = parser.parse_args()
     logging.getLogger("math_verify").setLevel(logging.ERROR)
     workers = args.workers or default_num_workers()
     print(f"{platform.python_implementation()} {platform.python_version()}, {default_num_workers()} cores\n")
     if args.workload in (None, "mixed"):
-        run_mixed(args.items, args.repeats, workers)
+        run_mixed(args.items, args.repeats, workers, args.gsm8k)
     if args.workload is None:
         print()
     if args.workload in (None, "grouped"):

@@ -5,28 +5,48 @@ from rlenv.registry import register
 register(
     "rlenv/ExactMatch-v0",
     "rlenv.exact_match:make_exact_match_env",
-    description="Normalized string match against a reference (user data: prompt, reference)",
+    description="Normalized string match against a reference (your data_files=: prompt, reference; "
+                "default: an 8-row embedded sample)",
 )
 
 register(
     "rlenv/GSM8K-v0",
     "envs.math.gsm8k:make_gsm8k_env",
-    description="GSM8K word problems graded by math-verify (../shared/data/gsm8k or data_files=)",
+    description="GSM8K word problems (Hub: openai/gsm8k, test split), graded by math-verify",
 )
 register(
     "rlenv/MATH-v0",
     "envs.math.competition_math:make_math_env",
-    description="MATH-format competition problems graded by math-verify (data_files=; embedded sample)",
+    description="MATH-500 competition problems (Hub: HuggingFaceH4/MATH-500), graded by math-verify",
+)
+register(
+    "rlenv/MATH-Full-v0",
+    "envs.math.competition_math:make_math_env",
+    description="The full MATH dataset, 7 subjects (Hub: EleutherAI/hendrycks_math, test split), graded by math-verify",
+    dataset="math",
+)
+register(
+    "rlenv/AIME-2024-v0",
+    "envs.math.competition_math:make_math_env",
+    description="AIME 2024 I and II, 30 problems (Hub: HuggingFaceH4/aime_2024), graded by math-verify",
+    dataset="aime_2024",
+)
+register(
+    "rlenv/AIME-2025-v0",
+    "envs.math.competition_math:make_math_env",
+    description="AIME 2025 I and II, 30 problems (Hub: MathArena/aime_2025), graded by math-verify",
+    dataset="aime_2025",
 )
 register(
     "rlenv/Arithmetic-v0",
     "envs.math.arithmetic:make_arithmetic_env",
-    description="Seeded infinite integer arithmetic with difficulty levels 1-5 (answer after ####)",
+    description="Seeded infinite integer arithmetic with difficulty levels 1-5 (answer after ####; procedural, offline)",
 )
 register(
     "rlenv/Format-v0",
     "envs.format.env:make_format_env",
-    description="Required output format (think/answer tags, regex, JSON Schema, length), optionally with correctness",
+    description="Required output format (think/answer tags, regex, JSON Schema, length), optionally with correctness "
+                "(your data_files=; default: a 6-row embedded sample)",
 )
 register(
     "rlenv/SafetyRM-v0",
@@ -46,10 +66,22 @@ register(
 register(
     "rlenv/MBPP-v0",
     "envs.code.mbpp:make_mbpp_env",
-    description="MBPP problems (original JSONL via data_files=; embedded sample), assert tests in the Docker sandbox",
+    description="MBPP problems (Hub: google-research-datasets/mbpp, full, test split), assert tests in the Docker sandbox",
+)
+register(
+    "rlenv/MBPP-Sanitized-v0",
+    "envs.code.mbpp:make_mbpp_env",
+    description="Sanitized MBPP (Hub: google-research-datasets/mbpp, sanitized, test split), tests in the Docker sandbox",
+    config="sanitized",
+)
+register(
+    "rlenv/CodeContests-v0",
+    "envs.code.codecontests:make_codecontests_env",
+    description="Competitive programming, stdin/stdout (Hub: deepmind/code_contests, test split), in the Docker sandbox",
 )
 register(
     "rlenv/CodeIO-v0",
     "envs.code.codeio:make_codeio_env",
-    description="Stdin/stdout programs on user data (tests or inputs/outputs), run in the Docker sandbox",
+    description="Stdin/stdout programs on your data_files= (tests or inputs/outputs; default: a 5-row embedded "
+                "sample), run in the Docker sandbox",
 )

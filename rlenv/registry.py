@@ -3,7 +3,9 @@
 Ids follow Gymnasium's grammar (``namespace/Name-vN``). Every id registered here is also
 registered with Gymnasium, so ``gymnasium.make(id)`` works after ``import rlenv``. Third-party
 packages register their environments through the entry-point group ``rlenv.envs``: each entry
-point names a module (imported) or a callable (called) that calls :func:`rlenv.register`.
+point names a module (imported) or a callable (called) that calls :func:`rlenv.register`. Plugins
+load lazily: on :func:`list_envs`, and on the first :func:`spec`/:func:`make` of an id not
+registered yet (so building a built-in env never imports a plugin).
 """
 
 from __future__ import annotations
@@ -113,9 +115,15 @@ def load_plugins(force: bool = False) -> None:
                           stacklevel=2)
 
 
+def is_registered(id: str) -> bool:
+    """Whether ``id`` is registered now (plugins not loaded yet are not consulted)."""
+    return id in _REGISTRY
+
+
 def spec(id: str) -> EnvSpec:
-    """The :class:`EnvSpec` registered under ``id``."""
-    load_plugins()
+    """The :class:`EnvSpec` registered under ``id`` (plugins are loaded first when it is not registered yet)."""
+    if id not in _REGISTRY:
+        load_plugins()
     try:
         return _REGISTRY[id]
     except KeyError:

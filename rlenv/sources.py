@@ -8,9 +8,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from rlenv.types import Task
@@ -21,6 +22,8 @@ ID_COLUMNS = ("task_id", "id", "unique_id")
 TASK_FIELDS = ("id", "prompt", "reference", "gold_completion")
 
 _FORMATS = {".jsonl": "json", ".json": "json", ".parquet": "parquet", ".csv": "csv"}
+#: Local task files smaller than this in total load without ``datasets`` progress bars.
+QUIET_LOAD_BYTES = 64 * 2**20
 
 
 @runtime_checkable
@@ -63,7 +66,23 @@ def load_rows(data: Any) -> Any:
         formats.add(_FORMATS[ext])
     if len(formats) != 1:
         raise ValueError(f"task files mix formats {sorted(formats)}: {paths}")
-    return datasets.load_dataset(formats.pop(), data_files=[os.fspath(p) for p in paths], split="train")
+    with progress_bars(sum(os.path.getsize(p) for p in paths) >= QUIET_LOAD_BYTES):
+        return datasets.load_dataset(formats.pop(), data_files=[os.fspath(p) for p in paths], split="train")
+
+
+@contextlib.contextmanager
+def progress_bars(enabled: bool) -> Iterator[None]:
+    """Within the block, ``datasets`` shows its progress bars only when ``enabled`` (and they are on at all)."""
+    import datasets
+
+    if enabled or datasets.are_progress_bars_disabled():
+        yield
+        return
+    datasets.disable_progress_bars()
+    try:
+        yield
+    finally:
+        datasets.enable_progress_bars()
 
 
 def parse_field_mapping(pairs: Sequence[str] | Mapping[str, str] | None) -> dict[str, str]:

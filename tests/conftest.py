@@ -1,8 +1,19 @@
-"""Fixtures shared by every test area."""
+"""Fixtures shared by every test area.
 
+Tests never touch the network: ``datasets`` runs in offline mode (set before it is imported), so
+a Hub load that a test forgot to intercept fails at once instead of retrying for half a minute.
+"""
+
+import importlib
 import os
+import re
+import sys
+from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
+
+os.environ["HF_DATASETS_OFFLINE"] = "1"
 
 
 @pytest.fixture(scope="session")
@@ -34,6 +45,108 @@ def one_torch_thread():
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(threads)
+
+
+@pytest.fixture(scope="session")
+def hub_data() -> Path:
+    """``tests/data/hub``: local files in the exact schemas of the Hub datasets behind the catalog envs
+    (rows written for this project)."""
+    return Path(__file__).resolve().parent / "data" / "hub"
+
+
+@pytest.fixture(scope="session")
+def gsm8k_dir() -> Path:
+    """The real GSM8K splits (``test.jsonl``, ``train.jsonl`` in ``openai/gsm8k``'s format) beside the
+    repository: tests may read ``../shared``, the package never does."""
+    path = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "gsm8k"
+    assert (path / "test.jsonl").is_file(), f"GSM8K test data missing at {path}"
+    return path
+
+
+@pytest.fixture
+def fake_hub(monkeypatch):
+    """``datasets.load_dataset`` intercepted at the ``datasets`` boundary, without network.
+
+    ``fake_hub.files[(hub_id, config)] = path`` serves a local JSONL file (in that Hub dataset's
+    schema) for the id; every Hub call is recorded in ``fake_hub.calls`` as ``(hub_id, config,
+    split)``; an id with no file raises ``ConnectionError`` as ``datasets`` does offline. Local-file
+    loads (``json``, ``parquet``, ``csv``) go to the real function.
+    """
+    import datasets
+
+    real = datasets.load_dataset
+    hub = SimpleNamespace(calls=[], files={})
+
+    def load_dataset(path, name=None, *, split=None, **kwargs):
+        if path in ("json", "parquet", "csv"):
+            return real(path, name, split=split, **kwargs)
+        hub.calls.append((path, name, split))
+        if (path, name) not in hub.files:
+            raise ConnectionError(f"Couldn't reach {path!r} on the Hub (tests have no network)")
+        return real("json", data_files=str(hub.files[(path, name)]), split="train")
+
+    monkeypatch.setattr(datasets, "load_dataset", load_dataset)
+    return hub
+
+
+@pytest.fixture
+def catalog_hub(fake_hub, hub_data, gsm8k_dir):
+    """``fake_hub`` serving the Hub dataset of every catalog id from a local file in its schema."""
+    from envs.math.competition_math import MATH_SUBJECTS
+
+    fake_hub.files.update({
+        ("openai/gsm8k", "main"): gsm8k_dir / "test.jsonl",
+        ("HuggingFaceH4/MATH-500", None): hub_data / "math500.jsonl",
+        ("HuggingFaceH4/aime_2024", None): hub_data / "aime_2024.jsonl",
+        ("MathArena/aime_2025", None): hub_data / "aime_2025.jsonl",
+        ("google-research-datasets/mbpp", "full"): hub_data / "mbpp_full.jsonl",
+        ("google-research-datasets/mbpp", "sanitized"): hub_data / "mbpp_sanitized.jsonl",
+        ("deepmind/code_contests", None): hub_data / "code_contests.jsonl",
+        **{("EleutherAI/hendrycks_math", subject): hub_data / "hendrycks_math.jsonl" for subject in MATH_SUBJECTS},
+    })
+    return fake_hub
+
+
+def declared_entry_points() -> dict[str, str]:
+    """``name -> value`` of the ``rlenv.envs`` entry points that ``pyproject.toml`` declares."""
+    text = (Path(__file__).resolve().parents[1] / "pyproject.toml").read_text(encoding="utf-8")
+    section = re.search(r'^\[project\.entry-points\."rlenv\.envs"\]\n((?:[^\[\n].*\n)+)', text, re.M)
+    assert section, 'pyproject.toml declares no [project.entry-points."rlenv.envs"]'
+    pairs = (line.split("=", 1) for line in section.group(1).splitlines() if "=" in line)
+    return {name.strip(): value.strip().strip('"') for name, value in pairs}
+
+
+@pytest.fixture(scope="session")
+def entry_point_path(tmp_path_factory):
+    """The checkout's ``rlenv.envs`` entry points (reasoning-gym's), visible to the registry.
+
+    ``pip install -e .`` records the entry points ``pyproject.toml`` declares; a checkout imported
+    through ``PYTHONPATH`` (or installed before they were declared) lacks them. Then a
+    ``.dist-info`` directory declaring exactly those entry points goes on ``sys.path``, so the
+    registry finds them through the real entry-point machinery. Yields that directory for
+    subprocesses' ``PYTHONPATH`` ("" when the installed entry points already match).
+    """
+    from importlib.metadata import entry_points
+
+    from rlenv import registry
+
+    declared = declared_entry_points()
+    installed = {ep.name: ep.value for ep in entry_points(group=registry.ENTRY_POINT_GROUP)}
+    path = ""
+    if any(installed.get(name) != value for name, value in declared.items()):
+        root = tmp_path_factory.mktemp("entry_points")
+        dist = root / "rlenv_checkout-0.0.dist-info"
+        dist.mkdir()
+        (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: rlenv-checkout\nVersion: 0.0\n")
+        lines = "".join(f"{name} = {value}\n" for name, value in declared.items())
+        (dist / "entry_points.txt").write_text(f"[{registry.ENTRY_POINT_GROUP}]\n{lines}")
+        path = str(root)
+        sys.path.insert(0, path)
+        importlib.invalidate_caches()
+    registry.load_plugins(force=True)
+    yield path
+    if path:
+        sys.path.remove(path)
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

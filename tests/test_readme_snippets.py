@@ -35,6 +35,8 @@ def readme_blocks(language):
 
 
 PYTHON_BLOCKS = readme_blocks("python")
+#: The README shows reasoning-gym environments, registered through this checkout's entry points.
+pytestmark = pytest.mark.usefixtures("entry_point_path")
 
 
 def run_block(code, name, tmp_path, monkeypatch):

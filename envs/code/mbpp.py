@@ -1,54 +1,76 @@
-"""``rlenv/MBPP-v0``: short Python programming problems, original MBPP JSONL format.
+"""``rlenv/MBPP-v0`` and ``rlenv/MBPP-Sanitized-v0``: short Python programming problems (MBPP).
 
-Rows have ``task_id``, ``text`` (the problem), ``code`` (a reference solution), ``test_list``
-(``assert`` lines), ``test_setup_code`` and ``challenge_test_list``, and optionally
-``time_limit_s`` (the task's per-test time limit) and ``test_imports`` (sanitized MBPP's
-import lines for the tests). As in the MBPP paper, the prompt shows the
-problem and its tests. Pass the MBPP file with ``data_files=``; without it a
-small embedded sample in the same format is used (``envs/code/data/mbpp_sample.jsonl``).
+Default data: ``google-research-datasets/mbpp`` on the Hugging Face Hub, CC BY 4.0, split
+``test`` (also ``train``, ``validation``, ``prompt``):
+
+* ``rlenv/MBPP-v0``, config ``full`` (500 test problems): ``task_id``, ``text`` (the problem),
+  ``code`` (a reference solution), ``test_list`` (``assert`` lines), ``test_setup_code``,
+  ``challenge_test_list``;
+* ``rlenv/MBPP-Sanitized-v0``, config ``sanitized`` (257 test problems, hand-verified): ``task_id``,
+  ``prompt`` (the problem), ``code``, ``test_list``, ``test_imports`` (import lines the tests
+  need), ``source_file``.
+
+Local rows in either format replace it (``data_files=``), optionally with ``time_limit_s`` (the
+task's per-test time limit). As in the MBPP paper, the prompt shows the problem and its tests.
 """
 
 from __future__ import annotations
 
 import functools
-from pathlib import Path
 from typing import Any
 
 from envs.code.formats import AssertTests
 from envs.code.verifier import CodeVerifier
 from rlenv.env import TextEnv
+from rlenv.hub import HubDataset, task_rows
 from rlenv.sources import DatasetSource
 from rlenv.types import Task
 
-SAMPLE_FILE = Path(__file__).resolve().parent / "data" / "mbpp_sample.jsonl"
+_SPLITS = ("train", "test", "validation", "prompt")
+#: ``config=`` -> (env id, its default data).
+MBPP_DATASETS: dict[str, tuple[str, HubDataset]] = {
+    "full": ("rlenv/MBPP-v0", HubDataset(
+        "google-research-datasets/mbpp", split="test", splits=_SPLITS, configs=("full",), licence="CC BY 4.0",
+        columns=("task_id", "text", "code", "test_list", "test_setup_code", "challenge_test_list"))),
+    "sanitized": ("rlenv/MBPP-Sanitized-v0", HubDataset(
+        "google-research-datasets/mbpp", split="test", splits=_SPLITS, configs=("sanitized",), licence="CC BY 4.0",
+        columns=("task_id", "prompt", "code", "test_list", "test_imports", "source_file"))),
+}
 PROMPT_FORMAT = "You are an expert Python programmer, and here is your task: {text} Your code should pass these tests:\n\n{tests}\n"
 
 
 def mbpp_task(row: dict[str, Any], index: int, challenge_tests: bool = False) -> Task:
-    """An MBPP row as a task; ``challenge_tests`` adds ``challenge_test_list`` to the hidden tests."""
-    for column in ("text", "test_list"):
-        if column not in row:
+    """An MBPP row (full or sanitized) as a task; ``challenge_tests`` adds ``challenge_test_list`` to the hidden tests."""
+    text = row.get("text", row.get("prompt"))
+    for column, value in (("text (or prompt)", text), ("test_list", row.get("test_list"))):
+        if value is None:
             raise ValueError(f"MBPP row {index} lacks column {column!r}; present: {sorted(row)}")
     shown = [str(t) for t in row["test_list"]]
     hidden = shown + ([str(t) for t in row.get("challenge_test_list") or []] if challenge_tests else [])
     tests = AssertTests.from_reference(hidden, str(row.get("test_setup_code") or ""), row.get("code"),
                                        row.get("time_limit_s"), "\n".join(row.get("test_imports") or ()))
-    prompt = PROMPT_FORMAT.format(text=row["text"], tests="\n".join(shown))
-    metadata = {"text": row["text"], "num_tests": tests.num_tests}
+    prompt = PROMPT_FORMAT.format(text=text, tests="\n".join(shown))
+    metadata = {"text": text, "num_tests": tests.num_tests}
     return Task(row["id"], prompt, tests, row.get("code"), metadata)
 
 
-def make_mbpp_env(data_files: Any = None, challenge_tests: bool = False, verifier: CodeVerifier | None = None,
-                  **env_kwargs: Any) -> TextEnv:
-    """Build ``rlenv/MBPP-v0``.
+def make_mbpp_env(data_files: Any = None, split: str | None = None, config: str = "full", challenge_tests: bool = False,
+                  verifier: CodeVerifier | None = None, **env_kwargs: Any) -> TextEnv:
+    """Build ``rlenv/MBPP-v0`` (``config="full"``) or ``rlenv/MBPP-Sanitized-v0`` (``config="sanitized"``).
 
     Args:
         data_files: MBPP JSONL file(s) (e.g. ``mbpp.jsonl``) or a ``datasets.Dataset``;
-            default: the embedded sample.
-        challenge_tests: Also run ``challenge_test_list`` (hidden from the prompt).
+            default: the Hub dataset's ``config`` (see the module docstring).
+        split: ``"test"`` (default), ``"train"``, ``"validation"`` or ``"prompt"`` of the Hub
+            dataset (not with ``data_files``).
+        config: ``"full"`` or ``"sanitized"``.
+        challenge_tests: Also run ``challenge_test_list`` (hidden from the prompt; full MBPP only).
         verifier: Defaults to ``CodeVerifier()``.
         **env_kwargs: Passed to :class:`~rlenv.env.TextEnv`.
     """
-    data = data_files if data_files is not None else str(SAMPLE_FILE)
-    source = DatasetSource(data, row_to_task=functools.partial(mbpp_task, challenge_tests=challenge_tests))
+    if config not in MBPP_DATASETS:
+        raise ValueError(f"config must be one of {sorted(MBPP_DATASETS)}, got {config!r}")
+    env_id, hub = MBPP_DATASETS[config]
+    row_to_task = functools.partial(mbpp_task, challenge_tests=challenge_tests)
+    source = DatasetSource(task_rows(data_files, split, hub, env_id), row_to_task=row_to_task)
     return TextEnv(source, verifier or CodeVerifier(), **env_kwargs)

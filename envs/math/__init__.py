@@ -1,7 +1,8 @@
 """Math environments: answer extraction, bounded math-verify checking, GSM8K / MATH / arithmetic tasks.
 
 Public API: :class:`MathVerifier` (usable alone), :func:`extract_answers`, and the env factories
-behind ``rlenv/GSM8K-v0``, ``rlenv/MATH-v0`` and ``rlenv/Arithmetic-v0``.
+behind ``rlenv/GSM8K-v0``, ``rlenv/MATH-v0`` (and ``MATH-Full-v0``, ``AIME-2024-v0``, ``AIME-2025-v0``)
+and ``rlenv/Arithmetic-v0``.
 """
 
 from envs.math.arithmetic import LEVELS, ArithmeticConfig, make_arithmetic_env

@@ -1,35 +1,30 @@
-"""``rlenv/GSM8K-v0``: grade-school math word problems (GSM8K JSONL rows: ``question``, ``answer``).
+"""``rlenv/GSM8K-v0``: grade-school math word problems.
 
-The reference is the number after the last ``####`` of the ``answer`` solution; the gold
-completion is that solution.
+Default data: ``openai/gsm8k`` on the Hugging Face Hub, config ``main``, split ``test`` (1319
+problems; ``split="train"``: 7473), MIT licence. Rows have ``question`` and ``answer`` (a worked
+solution ending in ``#### <number>``); a local file in that format replaces it (``data_files=``).
+The reference is the number after the last ``####`` of the solution; the gold completion is the
+solution.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 from envs.math.verifier import MathVerifier
 from rlenv.env import TextEnv
+from rlenv.hub import HubDataset, task_rows
 from rlenv.sources import DatasetSource
 from rlenv.types import Task
 
-#: Where the GSM8K splits live: ``shared/data/gsm8k`` beside the repository checkout.
-DEFAULT_DATA_DIR = Path(__file__).resolve().parents[3] / "shared" / "data" / "gsm8k"
+ENV_ID = "rlenv/GSM8K-v0"
+#: The default data of ``rlenv/GSM8K-v0``.
+HUB_DATASET = HubDataset("openai/gsm8k", split="test", splits=("train", "test"), columns=("question", "answer"),
+                         licence="MIT", configs=("main",))
 DEFAULT_FIELDS = {"prompt": "question", "gold_completion": "answer"}
 PROMPT_TEMPLATE = "{prompt}\nLet's think step by step and output the final answer after \"####\"."
 _TASK_FIELDS = ("id", "prompt", "reference", "gold_completion")
-
-
-def default_data_file(split: str) -> Path:
-    """The default JSONL of ``split``; a clear error when it is absent."""
-    path = DEFAULT_DATA_DIR / f"{split}.jsonl"
-    if not path.is_file():
-        raise FileNotFoundError(
-            f"GSM8K data not found at {path} (expected ../shared/data/gsm8k/{split}.jsonl beside the repository); "
-            "pass data_files='path/to/gsm8k.jsonl' (JSONL rows with 'question' and 'answer')")
-    return path
 
 
 def gsm8k_task(row: dict[str, Any], index: int) -> Task:
@@ -47,7 +42,7 @@ def gsm8k_task(row: dict[str, Any], index: int) -> Task:
 
 def make_gsm8k_env(
     data_files: Any = None,
-    split: str = "test",
+    split: str | None = None,
     fields: Mapping[str, str] | None = None,
     verifier: MathVerifier | None = None,
     prompt_template: str = PROMPT_TEMPLATE,
@@ -56,15 +51,15 @@ def make_gsm8k_env(
     """Build ``rlenv/GSM8K-v0``.
 
     Args:
-        data_files: JSONL/JSON/parquet file(s) or a ``datasets.Dataset``; default
-            ``../shared/data/gsm8k/{split}.jsonl`` relative to the repository root.
-        split: ``"test"`` or ``"train"`` (only used for the default data).
+        data_files: JSONL/JSON/parquet file(s) or a ``datasets.Dataset`` in GSM8K's format;
+            default: ``openai/gsm8k`` from the Hub (see the module docstring).
+        split: ``"test"`` (default) or ``"train"`` of the Hub dataset (not with ``data_files``).
         fields: Column mapping onto task fields; default ``{"prompt": "question",
             "gold_completion": "answer"}`` (map ``reference`` to use a separate answer column).
         verifier: Defaults to ``MathVerifier()`` (accepts ``#### 42``, ``\\boxed{42}``, ...).
         prompt_template: ``str.format`` template around the question.
         **env_kwargs: Passed to :class:`~rlenv.env.TextEnv`.
     """
-    data = data_files if data_files is not None else str(default_data_file(split))
-    source = DatasetSource(data, {**DEFAULT_FIELDS, **dict(fields or {})}, row_to_task=gsm8k_task)
+    rows = task_rows(data_files, split, HUB_DATASET, ENV_ID)
+    source = DatasetSource(rows, {**DEFAULT_FIELDS, **dict(fields or {})}, row_to_task=gsm8k_task)
     return TextEnv(source, verifier or MathVerifier(), prompt_template=prompt_template, **env_kwargs)

@@ -13,7 +13,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import rlenv
 
-    for env_id in rlenv.list_envs():
+    ids = rlenv.list_envs()
+    width = max(map(len, ids), default=0)
+    for env_id in ids:
         spec = rlenv.spec(env_id)
-        print(spec.to_json() if args.json else f"{env_id:28s} {spec.description}")
+        print(spec.to_json() if args.json else f"{env_id:{width}s} {spec.description}")
     return 0

@@ -2,7 +2,6 @@
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 
@@ -11,7 +10,6 @@ from rlenv.exact_match import ExactMatchVerifier
 from rlenv.wrappers import PromptEcho, detect_prompt_echo
 from rlenv.wrappers.echo import echo_shares, is_expression, prompt_numbers
 
-GSM8K_TEST = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "gsm8k" / "test.jsonl"
 JANET = ("Janet's ducks lay 16 eggs per day. She eats three for breakfast every morning and bakes muffins for "
          "her friends every day with four. She sells the remainder at the farmers' market daily for $2 per fresh "
          "duck egg. How much in dollars does she make every day at the farmers' market?")
@@ -59,9 +57,9 @@ def test_helpers():
     assert echo_shares("short", JANET) == (0.0, 0.0)
 
 
-def test_gsm8k_gold_solutions_are_not_echoes():
+def test_gsm8k_gold_solutions_are_not_echoes(gsm8k_dir):
     """Real clean text: the 1319 gold solutions restate their questions a lot, but they compute."""
-    rows = [json.loads(line) for line in GSM8K_TEST.read_text(encoding="utf-8").splitlines()]
+    rows = [json.loads(line) for line in (gsm8k_dir / "test.jsonl").read_text(encoding="utf-8").splitlines()]
     fired = []
     for row in rows:
         body, gold = row["answer"].split("####")

@@ -9,8 +9,8 @@ JANET_GOLD = ("Janet sells 16 - 3 - 4 = 9 duck eggs a day.\nShe makes 9 * 2 = $1
               "#### 18")
 
 
-def test_gsm8k_audit_shows_paid_hacks():
-    env = rlenv.make("rlenv/GSM8K-v0")
+def test_gsm8k_audit_shows_paid_hacks(gsm8k_dir):
+    env = rlenv.make("rlenv/GSM8K-v0", data_files=str(gsm8k_dir / "test.jsonl"))
     assert env_family(env) == "math"
     samples = [
         {"index": 0, "completion": JANET_GOLD},

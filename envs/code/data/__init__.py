@@ -1,1 +1,1 @@
-"""Small embedded task files for the code environments (written for this project)."""
+"""The embedded sample of ``rlenv/CodeIO-v0`` (written for this project; your data goes in ``data_files=``)."""

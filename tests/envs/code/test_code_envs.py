@@ -1,4 +1,8 @@
-"""rlenv/MBPP-v0 and rlenv/CodeIO-v0 through the real sandbox, and the verifier's contract."""
+"""rlenv/MBPP-v0, MBPP-Sanitized-v0, CodeContests-v0 and CodeIO-v0 through the real sandbox, and the verifier's contract.
+
+The catalog ids' default data comes from the Hub through ``datasets.load_dataset``, intercepted
+here (``fake_hub``): local files in the Hub datasets' exact schemas (``tests/data/hub``).
+"""
 
 import json
 import pickle
@@ -18,10 +22,24 @@ def all_tasks(env):
     return [source[i] for i in range(source.size)]
 
 
-@pytest.mark.parametrize("env_id", ["rlenv/MBPP-v0", "rlenv/CodeIO-v0"])
-def test_gold_solutions_pass_and_wrong_ones_fail(docker_ready, env_id):
-    env = rlenv.make(env_id)
-    tasks = all_tasks(env)
+#: env id -> (Hub id, config, local file in its schema)
+CATALOG = {
+    "rlenv/MBPP-v0": ("google-research-datasets/mbpp", "full", "mbpp_full.jsonl"),
+    "rlenv/MBPP-Sanitized-v0": ("google-research-datasets/mbpp", "sanitized", "mbpp_sanitized.jsonl"),
+    "rlenv/CodeContests-v0": ("deepmind/code_contests", None, "code_contests.jsonl"),
+}
+
+
+def catalog_env(fake_hub, hub_data, env_id, **kwargs):
+    hub_id, config, file = CATALOG[env_id]
+    fake_hub.files[(hub_id, config)] = hub_data / file
+    return rlenv.make(env_id, **kwargs)
+
+
+@pytest.mark.parametrize("env_id", [*CATALOG, "rlenv/CodeIO-v0"])
+def test_gold_solutions_pass_and_wrong_ones_fail(docker_ready, fake_hub, hub_data, env_id):
+    env = catalog_env(fake_hub, hub_data, env_id) if env_id in CATALOG else rlenv.make(env_id)
+    tasks = [t for t in all_tasks(env) if t.gold_completion is not None]
     verifier = env.unwrapped.verifier
     gold = verifier.score_batch(tasks, [t.gold_completion for t in tasks])
     assert [r.status for r in gold] == [Status.CORRECT] * len(tasks)
@@ -43,8 +61,35 @@ def test_mbpp_from_a_data_file_with_challenge_tests(docker_ready, tmp_path):
     assert hidden.status is Status.INCORRECT and [t["status"] for t in hidden.details["tests"]] == ["passed", "failed"]
 
 
-def test_mbpp_objects_built_by_the_tests_live_in_the_candidate(docker_ready):
-    env = rlenv.make("rlenv/MBPP-v0")
+def test_catalog_defaults_load_their_hub_dataset_and_map_its_schema(fake_hub, hub_data):
+    full = catalog_env(fake_hub, hub_data, "rlenv/MBPP-v0").unwrapped.source[4]
+    sanitized = catalog_env(fake_hub, hub_data, "rlenv/MBPP-Sanitized-v0", split="validation").unwrapped.source[4]
+    contests = catalog_env(fake_hub, hub_data, "rlenv/CodeContests-v0").unwrapped.source
+    assert fake_hub.calls == [("google-research-datasets/mbpp", "full", "test"),
+                              ("google-research-datasets/mbpp", "sanitized", "validation"),
+                              ("deepmind/code_contests", None, "test")]
+    assert full.id == sanitized.id == "9005" and full.prompt == sanitized.prompt
+    assert full.prompt.startswith("You are an expert Python programmer, and here is your task: Write a function to "
+                                  "compute the area of a circle") and "assert circle_area(0) == 0" in full.prompt
+    assert full.reference.setup == "import math" and sanitized.reference.test_imports == "import math"
+    assert full.gold_completion == sanitized.gold_completion and "def circle_area" in full.gold_completion
+    first = contests[0]
+    assert first.id == "9000_A. Sum of Two" and first.prompt.startswith("Read two integers a and b")
+    assert first.reference.cases == (("1 2\n", "3\n"), ("-5 5\n", "0\n"),
+                                     ("1000000000000000000 1\n", "1000000000000000001\n"))
+    assert first.gold_completion == "```python\na, b = map(int, input().split())\nprint(a + b)\n```"  # first Python 3
+    assert first.metadata == {"difficulty": 7, "source": 2, "cf_rating": 800, "cf_tags": ["implementation", "math"],
+                              "num_tests": 3, "time_limit_s": 1.0}
+    assert contests[1].metadata["time_limit_s"] == 2.5
+    assert contests[2].gold_completion is None  # only a Python 2 solution
+    generated = catalog_env(fake_hub, hub_data, "rlenv/CodeContests-v0", generated_tests=True).unwrapped.source[0]
+    assert generated.reference.cases[-1] == ("7 8\n", "15\n")
+    with pytest.raises(ValueError, match="config must be one of"):
+        rlenv.make("rlenv/MBPP-v0", config="plus")
+
+
+def test_mbpp_objects_built_by_the_tests_live_in_the_candidate(docker_ready, hub_data):
+    env = rlenv.make("rlenv/MBPP-v0", data_files=str(hub_data / "mbpp_full.jsonl"))
     task = next(t for t in all_tasks(env) if t.id == "9006")  # tests construct Point(...) objects
     assert env.unwrapped.verify(task, task.gold_completion).correct
     nearest = task.gold_completion.replace("max(points", "min(points")

@@ -15,21 +15,22 @@ from math_verify import parse, verify
 
 import rlenv
 from envs.math.arithmetic import LEVELS, ArithmeticConfig, make_arithmetic_env
-from envs.math.gsm8k import DEFAULT_DATA_DIR, make_gsm8k_env
+from envs.math.gsm8k import make_gsm8k_env
 from rlenv import Status
 
 logging.getLogger("math_verify").setLevel(logging.ERROR)
-MATH_IDS = ["rlenv/GSM8K-v0", "rlenv/MATH-v0", "rlenv/Arithmetic-v0"]
 
 
-@pytest.mark.parametrize("env_id", MATH_IDS)
-def test_check_env_passes(env_id):
-    report = rlenv.check_env(rlenv.make(env_id))
+@pytest.mark.parametrize("env_id", ["rlenv/GSM8K-v0", "rlenv/MATH-v0", "rlenv/Arithmetic-v0"])
+def test_check_env_passes(env_id, gsm8k_dir, hub_data):
+    data = {"rlenv/GSM8K-v0": gsm8k_dir / "test.jsonl", "rlenv/MATH-v0": hub_data / "math500.jsonl"}.get(env_id)
+    env = rlenv.make(env_id) if data is None else rlenv.make(env_id, data_files=str(data))
+    report = rlenv.check_env(env)
     assert report == {"gymnasium": True, "seeded_reset": True, "picklable_verifier": True, "gold": True}
 
 
-def test_gsm8k_gold_solutions_are_all_correct_and_mismatches_no_more_than_raw_math_verify():
-    env = rlenv.make("rlenv/GSM8K-v0")
+def test_gsm8k_gold_solutions_are_all_correct_and_mismatches_no_more_than_raw_math_verify(gsm8k_dir):
+    env = rlenv.make("rlenv/GSM8K-v0", data_files=str(gsm8k_dir / "test.jsonl"))
     tasks = [env.unwrapped.source[i] for i in range(env.unwrapped.source.size)]
     assert len(tasks) == 1319
     gold = rlenv.score(env, [{"index": i, "completion": t.gold_completion} for i, t in enumerate(tasks)])
@@ -46,14 +47,14 @@ def test_gsm8k_gold_solutions_are_all_correct_and_mismatches_no_more_than_raw_ma
             assert float(t.reference.replace(",", "")) == float(n.reference.replace(",", ""))
 
 
-def test_gsm8k_prompt_and_reference():
-    env = rlenv.make("rlenv/GSM8K-v0")
+def test_gsm8k_prompt_and_reference(gsm8k_dir):
+    env = rlenv.make("rlenv/GSM8K-v0", data_files=str(gsm8k_dir / "test.jsonl"))
     prompt, info = env.reset(options={"index": 0})
     assert prompt.startswith("Janet") and prompt.endswith('output the final answer after "####".')
     assert env.unwrapped.task.reference == "18" and "reference" not in json.dumps(info)
 
 
-def test_gsm8k_reads_data_files_and_names_a_missing_default(tmp_path):
+def test_gsm8k_reads_data_files(tmp_path):
     rows = [{"question": "What is 2+2?", "answer": "2+2=4\n#### 4"}, {"question": "1,000 + 1?", "answer": "#### 1,001"}]
     path = tmp_path / "mini.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
@@ -61,17 +62,14 @@ def test_gsm8k_reads_data_files_and_names_a_missing_default(tmp_path):
     assert rlenv.check_env(env)["gold"]
     results = rlenv.score(env, [{"index": 1, "completion": "The answer is 1001."}, {"index": 0, "completion": "#### 5"}])
     assert [r.status for r in results] == [Status.CORRECT, Status.INCORRECT]
-    with pytest.raises(FileNotFoundError, match=r"GSM8K data not found at .*nosuchsplit\.jsonl.*data_files="):
-        make_gsm8k_env(split="nosuchsplit")
-    assert DEFAULT_DATA_DIR.name == "gsm8k" and DEFAULT_DATA_DIR.parent.parent.name == "shared"
     bad = tmp_path / "bad.jsonl"
     bad.write_text(json.dumps({"question": "q", "answer": "no marker"}) + "\n")
     with pytest.raises(ValueError, match="row 0: the solution has no '#### <answer>' line"):
         make_gsm8k_env(data_files=str(bad)).reset(seed=0)
 
 
-def test_math_sample_gold_solutions_are_correct():
-    env = rlenv.make("rlenv/MATH-v0")
+def test_math_sample_gold_solutions_are_correct(hub_data):
+    env = rlenv.make("rlenv/MATH-v0", data_files=str(hub_data / "math500.jsonl"))
     source = env.unwrapped.source
     tasks = [source[i] for i in range(source.size)]
     results = env.unwrapped.verifier.score_batch(tasks, [t.gold_completion for t in tasks])

@@ -1,1 +1,0 @@
-"""Small embedded task files for the math environments."""
