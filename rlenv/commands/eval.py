@@ -5,8 +5,9 @@
 task are several samples). ``--model`` samples ``-n`` completions per task from a local
 ``transformers`` checkpoint (batched, chat template when the env is in chat mode) and scores them.
 
-Writes ``DIR/results.jsonl`` (one row per sample), ``DIR/summary.json``, ``DIR/summary.md`` and
-``DIR/pass_at_k.png``. Rerunning with the same ``--out`` skips samples already scored.
+Writes ``DIR/results.jsonl`` (one row per sample), ``DIR/summary.json``, ``DIR/summary.md``,
+``DIR/pass_at_k.png`` and ``DIR/report.html`` (``rlenv report``: every sample with its verdict).
+Rerunning with the same ``--out`` skips samples already scored.
 """
 
 from __future__ import annotations
@@ -63,6 +64,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--device", default="cpu", help="torch device for --model, e.g. cuda")
     add_scoring_arguments(parser)
     parser.add_argument("--no-plot", action="store_true", help="do not write pass_at_k.png")
+    parser.add_argument("--no-report", action="store_true", help="do not write report.html")
 
 
 def _options(args: argparse.Namespace) -> Any:
@@ -71,7 +73,7 @@ def _options(args: argparse.Namespace) -> Any:
     return EvalOptions(ks=args.k, by=tuple(args.by), confidence=args.confidence, n_resamples=args.bootstrap,
                        seed=args.seed, equivalence_fallback="string" if args.equivalence == "string" else None,
                        executor=args.executor, max_workers=args.workers, batch_size=args.batch_size,
-                       title=f"{args.id}", plot=not args.no_plot)
+                       title=f"{args.id}", plot=not args.no_plot, report=not args.no_report)
 
 
 def _env_config(args: argparse.Namespace) -> dict[str, Any]:
@@ -164,5 +166,5 @@ def run(args: argparse.Namespace) -> int:
                                   config)
     sys.stdout.write(markdown_summary(summary, summary["title"]))
     sys.stdout.write(f"\nwrote {args.out / 'results.jsonl'}, summary.json, summary.md"
-                     f"{'' if args.no_plot else ', pass_at_k.png'}\n")
+                     f"{'' if args.no_plot else ', pass_at_k.png'}{'' if args.no_report else ', report.html'}\n")
     return 0
