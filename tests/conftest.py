@@ -48,9 +48,10 @@ def _chromium_executable() -> str | None:
                  if (found := shutil.which(name))), None)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
-    """A real headless Chromium driven by Playwright, for the report page tests.
+    """A real headless Chromium driven by Playwright, for the report page tests (one per test module:
+    Playwright's sync API keeps an event loop of its own, closed before other modules run).
 
     Without Playwright or a browser the requesting tests skip locally; with ``CI=true`` they fail
     (``.ci/run`` installs both).

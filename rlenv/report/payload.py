@@ -11,9 +11,10 @@
   detector counts;
 * ``samples``: one compact row per sample (columns in ``sample_columns``), with the character
   spans of the hack evidence (:func:`~rlenv.report.evidence.evidence_spans`);
-* ``comparisons``: each later evaluation against the first: the paired comparison of
-  ``rlenv compare`` for each shared metric (:func:`rlenv.evaluation.compare_results`) and the
-  samples whose verdict flipped.
+* ``comparisons``: when the first run is an evaluation or audit, each later one against it: the
+  paired comparison of ``rlenv compare`` for each metric both summaries report (pass@1 and mean
+  without summaries; :func:`rlenv.evaluation.compare_results`) and the samples whose verdict
+  flipped.
 """
 
 from __future__ import annotations

@@ -5,8 +5,8 @@ A *run* is one of:
 * an evaluation directory written by ``rlenv eval`` (``results.jsonl``, ``summary.json``,
   ``config.json``), or a bare result file with rows ``{"task_id", "sample", "reward", "status", ...}``
   (``rlenv eval`` / ``rlenv score`` output);
-* an audit file written by ``rlenv audit --out A.jsonl`` (rows with ``hacks``), with its summary
-  ``A.summary.json`` next to it when present;
+* an audit file written by ``rlenv audit --out A.jsonl`` (rows with ``hacks`` and ``raw_reward``),
+  with its summary ``A.summary.json`` next to it when present;
 * a training directory written by the trainer (``metrics.jsonl``, one row per step, and
   ``samples.jsonl``, the completions logged at some steps).
 

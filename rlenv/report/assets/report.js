@@ -108,7 +108,7 @@
     });
     var root = svg("svg", { "class": "chart", width: W, height: H, viewBox: "0 0 " + W + " " + H, role: "img" });
     if (!xs.length) {
-      root.appendChild(svg("text", { x: W / 2, y: H / 2, "text-anchor": "middle", fill: "#6b7280", text: "no data" }));
+      root.appendChild(svg("text", { x: W / 2, y: H / 2, "text-anchor": "middle", fill: "#6b7280", text: opts.empty || "no data" }));
       return root;
     }
     var tx = opts.logx ? function (x) { return Math.log2(x); } : function (x) { return x; };
@@ -124,7 +124,8 @@
       root.appendChild(svg("line", { "class": "gridline", x1: L, x2: W - R, y1: yy, y2: yy }));
       root.appendChild(svg("text", { x: L - 6, y: yy + 4, "text-anchor": "end", fill: "#4b5563", text: Math.abs(y1 - y0) >= 10 ? yv.toFixed(0) : yv.toFixed(2) }));
     }
-    var ticks = opts.logx ? uniqueSorted(xs) : niceTicks(Math.min.apply(null, xs), Math.max.apply(null, xs));
+    var whole = xs.every(function (x) { return Math.round(x) === x; });
+    var ticks = opts.logx ? uniqueSorted(xs) : niceTicks(Math.min.apply(null, xs), Math.max.apply(null, xs), whole);
     if (ticks.length > 12) ticks = ticks.filter(function (t, i) { return i % Math.ceil(ticks.length / 12) === 0; });
     ticks.forEach(function (t) {
       root.appendChild(svg("text", { x: px(t), y: H - B + 16, "text-anchor": "middle", fill: "#4b5563", text: String(t) }));
@@ -154,9 +155,10 @@
     values.forEach(function (v) { seen[v] = v; });
     return Object.keys(seen).map(function (k) { return seen[k]; }).sort(function (a, b) { return a - b; });
   }
-  function niceTicks(lo, hi) {
+  function niceTicks(lo, hi, whole) {
     var span = hi - lo || 1, step = Math.pow(10, Math.floor(Math.log10(span / 5)));
     [1, 2, 5, 10].some(function (m) { if (span / (step * m) <= 6) { step *= m; return true; } return false; });
+    if (whole) step = Math.max(1, Math.round(step));
     var out = [];
     for (var t = Math.ceil(lo / step) * step; t <= hi + 1e-9; t += step) out.push(Number(t.toPrecision(6)));
     return out;
@@ -788,7 +790,8 @@
         });
       });
       append(cards, el("div", { cls: "card", "data-panel": panel }, el("h3", { text: panel }),
-        chart({ lines: lines, xlabel: "step", ymin: panel === "pass@1" || panel === "hack rate" ? 0 : undefined, ymax: panel === "pass@1" ? 1 : undefined }), legend(lines)));
+        chart({ lines: lines, xlabel: "step", ymin: panel === "pass@1" || panel === "hack rate" ? 0 : undefined, ymax: panel === "pass@1" ? 1 : undefined,
+          empty: panel === "hack rate" ? "no episode was flagged by a hack detector" : "not logged" }), legend(lines)));
     });
     append(root, el("h2", { text: "Training curves" }), cards);
     var names = {};
