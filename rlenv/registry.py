@@ -125,8 +125,16 @@ def spec(id: str) -> EnvSpec:
 
 
 def make(id: str, **overrides: Any) -> gymnasium.Env:
-    """Build the environment registered as ``id``, with ``overrides`` updating its defaults."""
-    return spec(id).make(**overrides)
+    """Build the environment registered as ``id``, with ``overrides`` updating its defaults.
+
+    As ``gymnasium.make`` does, the env's ``spec`` is the registered Gymnasium spec with the
+    keyword arguments actually used, so ``gymnasium.make(env.spec)`` builds the same env again.
+    Unlike ``gymnasium.make`` no wrapper (``OrderEnforcing``, ...) is added.
+    """
+    env_spec = spec(id)
+    env = env_spec.make(**overrides)
+    env.unwrapped.spec = dataclasses.replace(gymnasium.spec(id), kwargs={**env_spec.kwargs, **overrides})
+    return env
 
 
 def list_envs() -> list[str]:

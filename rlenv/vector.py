@@ -81,33 +81,74 @@ class TextVectorEnv(gymnasium.vector.VectorEnv):
     def _pinned_indices(self, options: dict[str, Any]) -> list[int]:
         unknown = set(options) - {"indices", "task_ids"}
         if unknown or len(options) != 1:
-            raise ValueError(f"reset options must be exactly one of 'indices' or 'task_ids', got {sorted(options)}")
+            raise ValueError(f"reset options must be exactly one of 'indices' or 'task_ids' (with an optional "
+                             f"all-True 'reset_mask'), got {sorted(options)}")
         key, values = next(iter(options.items()))
         if len(values) != self.num_tasks:
             raise ValueError(f"options[{key!r}] has {len(values)} entries, expected num_tasks={self.num_tasks}")
         single = "index" if key == "indices" else "task_id"
         return [self.base.resolve_index({single: v}) for v in values]
 
+    def _check_reset_mask(self, mask: Any) -> None:
+        """Gymnasium's partial-reset option: only a full reset fits episodes that share tasks by group."""
+        mask = np.asarray(mask)
+        if mask.shape != (self.num_envs,) or mask.dtype != np.bool_:
+            raise ValueError(f"options['reset_mask'] must be a bool array of shape ({self.num_envs},), "
+                             f"got dtype {mask.dtype} and shape {mask.shape}")
+        if not mask.all():
+            raise ValueError("TextVectorEnv resets whole batches (the episodes of a group share one task): "
+                             "options['reset_mask'] must be all True; call reset() for the next batch")
+
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
-        """Start a batch. Options: ``{"indices": [...]}`` or ``{"task_ids": [...]}`` (one per task)."""
+        """Start a batch: ``num_tasks`` tasks, each repeated ``group_size`` times.
+
+        Args:
+            seed: One int seeding the draw of the batch's tasks (all episodes share one RNG, so
+                Gymnasium's list of per-env seeds is refused: pin tasks with ``options`` instead).
+            options: ``{"indices": [...]}`` or ``{"task_ids": [...]}`` (one per task) pins the
+                tasks; Gymnasium's ``"reset_mask"`` is accepted when it is all True.
+        """
         if seed is not None:
-            self._np_random, _ = seeding.np_random(seed)
+            if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
+                raise TypeError(f"seed must be one int (all episodes draw tasks from one RNG), got {seed!r}; "
+                                "to choose each task pass options={'indices': [...]} or {'task_ids': [...]}")
+            self._np_random, _ = seeding.np_random(int(seed))
+        options = dict(options or {})
+        if "reset_mask" in options:
+            self._check_reset_mask(options.pop("reset_mask"))
         indices = self._pinned_indices(options) if options else self._draw_indices()
         tasks = [self.base.source[i] for i in indices]
         self.tasks = [t for t in tasks for _ in range(self.group_size)]
         self._indices = [i for i in indices for _ in range(self.group_size)]
         self._stepped = False
         prompts = [self.base.format_prompt(t) for t in self.tasks]
-        infos = {
-            "task_id": [t.id for t in self.tasks],
-            "index": list(self._indices),
-            "group_id": self.group_ids,
-            "metadata": [dict(t.metadata) for t in self.tasks],
-        }
-        return prompts, infos
+        infos = [self.base.task_info(task, index) for task, index in zip(self.tasks, self._indices, strict=True)]
+        return prompts, self._vector_infos(infos)
+
+    def _vector_infos(self, infos: Sequence[dict[str, Any]]) -> dict[str, Any]:
+        """Per-episode info dicts in Gymnasium's vector layout, plus ``group_id``.
+
+        Each key maps to an array with one entry per episode (bool/int/float arrays for such
+        values, object arrays otherwise: dicts such as ``components`` stay one dict per episode)
+        and ``"_" + key`` to the bool mask of the episodes that have it, as Gymnasium's vector
+        wrappers (``DictInfoToList``, ``RecordEpisodeStatistics``) expect.
+        """
+        out: dict[str, Any] = {}
+        for key in dict.fromkeys(k for info in infos for k in info):
+            mask = np.array([key in info for info in infos], dtype=bool)
+            values = [info.get(key) for info in infos]
+            present = {type(v) for v, m in zip(values, mask, strict=True) if m}
+            dtype = next((t for t in (bool, int, float) if present == {t}), object)
+            array = np.empty(len(infos), dtype=dtype) if dtype is object else np.zeros(len(infos), dtype=dtype)
+            for i, (value, has) in enumerate(zip(values, mask, strict=True)):
+                if has:
+                    array[i] = value
+            out[key], out[f"_{key}"] = array, mask
+        out["group_id"], out["_group_id"] = self.group_ids, np.ones(self.num_envs, dtype=bool)
+        return out
 
     def step(self, actions: Sequence[str]):
-        """Score one completion per episode; returns Gymnasium's vector 5-tuple (infos as lists)."""
+        """Score one completion per episode; returns Gymnasium's vector 5-tuple (infos as in :meth:`_vector_infos`)."""
         if self.tasks is None:
             raise RuntimeError("step() called before reset(): call vec.reset() to start a batch")
         if self._stepped:
@@ -123,17 +164,15 @@ class TextVectorEnv(gymnasium.vector.VectorEnv):
         results = score_tasks(self.base.verifier, self.tasks, completions, executor=self._pool or "serial")
         rewards = np.zeros(self.num_envs, dtype=np.float32)
         truncated = np.array([t for _, t in clipped], dtype=bool)
-        infos: dict[str, list[Any]] = {}
-        for i, (task, completion, result) in enumerate(zip(self.tasks, completions, results)):
-            reward, info = self.env.episode_outcome(task, completion, result, bool(truncated[i]))
+        infos = []
+        for i, (task, completion, result) in enumerate(zip(self.tasks, completions, results, strict=True)):
+            reward, info = self.env.get_wrapper_attr("episode_outcome")(task, completion, result, bool(truncated[i]))
             info.update(self.base.task_info(task, self._indices[i]))
             rewards[i] = reward
-            for key in info.keys() | infos.keys():
-                infos.setdefault(key, [None] * i).append(info.get(key))
-        infos["group_id"] = self.group_ids
+            infos.append(info)
         self._stepped = True
         obs = [self.base.terminal_observation() for _ in range(self.num_envs)]
-        return obs, rewards, np.ones(self.num_envs, dtype=bool), truncated, infos
+        return obs, rewards, np.ones(self.num_envs, dtype=bool), truncated, self._vector_infos(infos)
 
     def close_extras(self, **kwargs: Any) -> None:
         if self._pool is not None and self._pool is not self._executor_arg:

@@ -103,3 +103,16 @@ def open_report(browser):
     yield open_
     for page in pages:
         page.close()
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """With ``CI=true`` a skipped test fails the run: tests of optional libraries (TRL, verl,
+    OpenRLHF...) and of Docker must run in CI, where everything they need is installed."""
+    if os.environ.get("CI", "").lower() != "true":
+        return
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    skipped = reporter.stats.get("skipped", []) if reporter is not None else []
+    if skipped:
+        reporter.write_line(f"CI=true: {len(skipped)} test(s) or module(s) skipped; in CI every test must run "
+                            "(see the skip reasons above)", red=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED

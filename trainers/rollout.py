@@ -354,7 +354,8 @@ def run_episodes(
     completions = [Completion(t, truncated=bool(tr)) for t, tr in zip(texts, gen.truncated.tolist(), strict=True)]
     _, rewards, _, env_truncated, infos = env.step(completions)
     group_ids = torch.as_tensor(np.asarray(reset_infos["group_id"]), dtype=torch.long)
-    episode_infos = {k: list(v) for k, v in infos.items() if k != "group_id" and len(v) == len(completions)}
+    episode_infos = {k: list(v) for k, v in infos.items()  # Gymnasium's "_key" masks are left out
+                     if k != "group_id" and not k.startswith("_") and len(v) == len(completions)}
     episode_infos["prompt"] = list(observations)
     episode_infos["completion"] = texts
     token_rewards = None

@@ -12,4 +12,5 @@ COMMAND_MODULES = [
     "rlenv.commands.audit",
     "rlenv.commands.sandbox",
     "rlenv.commands.train",
+    "rlenv.commands.export",
 ]

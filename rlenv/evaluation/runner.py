@@ -143,7 +143,7 @@ def _score_rows(env: Any, requests: Sequence[SampleRequest], executor: Any, max_
                           executor=executor, max_workers=max_workers)
     rows = []
     for request, (completion, truncated), result in zip(requests, clipped, results, strict=True):
-        reward, info = env.episode_outcome(request.task, completion, result, truncated)
+        reward, info = env.get_wrapper_attr("episode_outcome")(request.task, completion, result, truncated)
         row = {
             "task_id": request.task.id, "sample": request.sample, "index": request.index,
             "prompt": base.format_prompt(request.task), "completion": completion, "reward": float(reward),

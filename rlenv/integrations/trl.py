@@ -21,11 +21,12 @@ Rows that belong to another environment (their ``env_id`` column names a differe
 from __future__ import annotations
 
 import collections
-from collections.abc import Mapping, Sequence
+import itertools
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from rlenv.scoring import score_tasks
-from rlenv.types import RewardResult, Task
+from rlenv.types import RewardResult, Status, Task
 
 #: Dataset column holding each row's task id.
 TASK_ID_COLUMN = "task_id"
@@ -34,18 +35,41 @@ ENV_ID_COLUMN = "env_id"
 
 
 def completion_text(completion: Any) -> str:
-    """The text to score: a plain string, or the last assistant message of a conversational completion."""
+    """The text to score: a plain string, or the last assistant message of a conversational completion.
+
+    An assistant ``content`` may be a string, ``None`` (a message with tool calls only: scored as
+    the empty completion) or a list of content blocks (the ``text`` of its text blocks, joined).
+    """
     if isinstance(completion, str):
         return completion
     if isinstance(completion, Sequence):
         for message in reversed(completion):
             if isinstance(message, Mapping) and message.get("role") == "assistant":
-                content = message.get("content")
-                if isinstance(content, str):
-                    return content
-                raise TypeError(f"assistant message content must be a str, got {type(content).__name__}")
+                return _content_text(message.get("content"))
         raise ValueError(f"conversational completion has no assistant message: {completion!r:.200}")
     raise TypeError(f"a completion must be a str or a list of chat messages, got {type(completion).__name__}")
+
+
+def _content_text(content: Any) -> str:
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, Sequence):
+        parts = []
+        for block in content:
+            if isinstance(block, str):
+                parts.append(block)
+            elif isinstance(block, Mapping) and block.get("type", "text") == "text":
+                text = block.get("text")
+                if not isinstance(text, str):
+                    raise TypeError(f"a text content block needs a str 'text', got {block!r:.200}")
+                parts.append(text)
+            elif not isinstance(block, Mapping):
+                raise TypeError(f"a content block must be a str or a dict, got {type(block).__name__}")
+        return "".join(parts)
+    raise TypeError(f"assistant message content must be a str, None or a list of content blocks, "
+                    f"got {type(content).__name__}")
 
 
 class _Scorer:
@@ -81,7 +105,7 @@ class _Scorer:
                               max_workers=self.max_workers)
         out: list[tuple[float, RewardResult] | None] = [None] * len(task_ids)
         for i, task, (text, truncated), result in zip(chosen, tasks, clipped, results, strict=True):
-            reward, _ = self.env.episode_outcome(task, text, result, truncated)
+            reward, _ = self.env.get_wrapper_attr("episode_outcome")(task, text, result, truncated)
             out[i] = (float(reward), result)
         self._last = (key, out)
         return out
@@ -101,16 +125,24 @@ class EnvReward:
 
     def __call__(self, prompts: Sequence[Any], completions: Sequence[Any], **columns: Any) -> list[float | None]:
         scored = self._scorer.score(completions, columns)
-        log_metric = columns.get("log_metric")
-        if self.component is None and callable(log_metric):
-            statuses = collections.Counter(item[1].status.value for item in scored if item is not None)
-            total = sum(statuses.values())
-            for status, count in statuses.items():
-                log_metric(f"{self.__name__}/{status}", count / total)
         if self.component is None:
+            self._log_statuses(scored, columns.get("log_metric"), columns.get("log_extra"))
             return [None if item is None else item[0] for item in scored]
         return [None if item is None or self.component not in item[1].components
                 else float(item[1].components[self.component]) for item in scored]
+
+    def _log_statuses(self, scored: Sequence[tuple[float, RewardResult] | None], log_metric: Any,
+                      log_extra: Any) -> None:
+        """Every status's fraction of this batch (0.0 when absent, so TRL's means over a logging
+        window are the true fractions), and each sample's status in TRL's completions table."""
+        if callable(log_metric):
+            counts = collections.Counter(item[1].status for item in scored if item is not None)
+            total = sum(counts.values())
+            if total:
+                for status in Status:
+                    log_metric(f"{self.__name__}/{status.value}", counts[status] / total)
+        if callable(log_extra):
+            log_extra(f"{self.__name__}/status", [None if item is None else item[1].status.value for item in scored])
 
 
 def reward_funcs(
@@ -134,9 +166,10 @@ def reward_funcs(
 
     Returns:
         Callables ``fn(prompts, completions, task_id, **columns) -> list[float | None]``, named
-        ``NAME`` and ``NAME/<component>`` in TRL's logs. The main one also
-        logs the fraction of each verifier status (``correct``, ``error``, ...) through TRL's
-        ``log_metric`` hook, so verifier failures show apart from wrong answers.
+        ``NAME`` and ``NAME/<component>`` in TRL's logs. The main one also logs the fraction of
+        every verifier status (``NAME/correct``, ``NAME/error``, ...; 0.0 when absent) through
+        TRL's ``log_metric`` hook, so verifier failures show apart from wrong answers, and each
+        sample's status as the ``NAME/status`` column of TRL's completions table (``log_extra``).
     """
     if name is None:
         name = f"rlenv/{getattr(env.unwrapped.verifier, 'name', type(env.unwrapped.verifier).__name__)}"
@@ -150,17 +183,21 @@ def to_dataset(
     indices: Sequence[int] | None = None,
     env_id: str | None = None,
 ) -> Any:
-    """A ``datasets.Dataset`` of the env's prompts for TRL trainers.
+    """The env's prompts as a dataset for TRL trainers.
 
     Args:
         env: A rlenv env; its prompt template and chat mode shape the ``prompt`` column.
-        num_tasks: Use tasks ``0 .. num_tasks-1`` (default: all tasks of a finite source).
+        num_tasks: Use tasks ``0 .. num_tasks-1``. Default: every task of a finite source; for a
+            source without end (``ProceduralSource``, e.g. ``Arithmetic-v0``) a
+            ``datasets.IterableDataset`` streaming tasks ``0, 1, 2, ...`` without end (TRL trains
+            on it with ``max_steps`` set).
         indices: Explicit task indices instead (e.g. a training split).
         env_id: When set, adds an ``env_id`` column for multi-environment datasets.
 
     Returns:
-        Columns ``prompt`` (str, or a list of ``{"role", "content"}`` messages in chat mode) and
-        ``task_id``, plus ``env_id`` when given.
+        A ``datasets.Dataset`` (or ``IterableDataset``, see above) with columns ``prompt`` (str, or
+        a list of ``{"role", "content"}`` messages in chat mode) and ``task_id``, plus ``env_id``
+        when given.
     """
     import datasets
 
@@ -171,16 +208,32 @@ def to_dataset(
         size = base.source.size
         if num_tasks is None:
             if size is None:
-                raise ValueError("this env generates tasks without end: pass num_tasks or indices")
+                return datasets.IterableDataset.from_generator(
+                    _rows, features=_features(base, env_id), gen_kwargs={"env": base, "env_id": env_id})
             num_tasks = size
         if num_tasks < 1 or (size is not None and num_tasks > size):
             raise ValueError(f"num_tasks must be in [1, {size}], got {num_tasks}")
         indices = range(num_tasks)
-    rows: dict[str, list[Any]] = {"prompt": [], TASK_ID_COLUMN: []}
-    for index in indices:
-        task = base.source[int(index)]
-        rows["prompt"].append(base.format_prompt(task))
-        rows[TASK_ID_COLUMN].append(task.id)
+    rows = list(_rows(base, env_id, indices))
+    return datasets.Dataset.from_list(rows, features=_features(base, env_id))
+
+
+def _rows(env: Any, env_id: str | None, indices: Iterable[int] | None = None) -> Iterator[dict[str, Any]]:
+    """Dataset rows for tasks ``indices`` of ``env`` (default: ``0, 1, 2, ...`` without end)."""
+    for index in itertools.count() if indices is None else indices:
+        task = env.source[int(index)]
+        row = {"prompt": env.format_prompt(task), TASK_ID_COLUMN: task.id}
+        if env_id is not None:
+            row[ENV_ID_COLUMN] = env_id
+        yield row
+
+
+def _features(env: Any, env_id: str | None) -> Any:
+    import datasets
+
+    text = datasets.Value("string")
+    prompt = datasets.List({"role": text, "content": text}) if env.chat else text
+    columns = {"prompt": prompt, TASK_ID_COLUMN: text}
     if env_id is not None:
-        rows[ENV_ID_COLUMN] = [env_id] * len(rows[TASK_ID_COLUMN])
-    return datasets.Dataset.from_dict(rows)
+        columns[ENV_ID_COLUMN] = text
+    return datasets.Features(columns)

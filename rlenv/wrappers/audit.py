@@ -163,7 +163,7 @@ def audit(
     rows = []
     for n, (sample, task, (text, cut), result) in enumerate(zip(samples, tasks, clipped, results, strict=True)):
         truncated = cut or bool(sample.get("truncated", False))
-        reward, info = checked.episode_outcome(task, text, result, truncated)
+        reward, info = checked.get_wrapper_attr("episode_outcome")(task, text, result, truncated)
         info = with_hack_fields(info)
         rows.append({"sample": n, "task_id": task.id, "reward": float(reward), "raw_reward": info["raw_reward"],
                      "status": result.status.value, "hacks": info["hacks"], "prompt": base.format_prompt(task),

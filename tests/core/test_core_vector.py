@@ -33,14 +33,14 @@ def test_results_come_back_in_input_order():
     np.testing.assert_array_equal(rewards, np.array([1.0, 0.0] * 6, dtype=np.float32))
     assert terminated.all() and not truncated.any()
     assert [r.status.value for r in infos["reward"]] == ["correct", "incorrect"] * 6
-    assert infos["task_id"] == [t.id for t in vec.tasks]
+    assert list(infos["task_id"]) == [t.id for t in vec.tasks]
 
 
 def test_seeded_reset_and_pinned_tasks():
     a, b = make_vec(), make_vec()
-    assert a.reset(seed=3)[1]["task_id"] == b.reset(seed=3)[1]["task_id"]
+    assert list(a.reset(seed=3)[1]["task_id"]) == list(b.reset(seed=3)[1]["task_id"])
     _, infos = a.reset(options={"task_ids": ["add-0-5", "add-0-6", "add-0-7", "add-0-8"]})
-    assert infos["index"] == [5, 5, 5, 6, 6, 6, 7, 7, 7, 8, 8, 8]
+    assert list(infos["index"]) == [5, 5, 5, 6, 6, 6, 7, 7, 7, 8, 8, 8]
     _, infos = a.reset(options={"indices": [1, 2, 3, 4]})
     assert infos["task_id"][0] == "add-0-1"
     with pytest.raises(ValueError, match="expected num_tasks=4"):

@@ -1,10 +1,12 @@
 """TRL's GRPOTrainer runs on CPU with rlenv reward functions and a tiny local model (no downloads)."""
 
 import math
+import threading
 
 import pytest
 
 import rlenv
+from rlenv import RewardResult, Status
 from rlenv.integrations.trl import reward_funcs, to_dataset
 from rlenv.wrappers.base import RewardWrapper
 
@@ -46,3 +48,49 @@ def test_trl_grpo_trainer_two_steps_on_arithmetic(tmp_path):
         assert math.isfinite(h["loss"]) and math.isfinite(h["reward"])
     assert any(h["grad_norm"] > 0 for h in steps)
     assert any(not torch.equal(a, b.detach()) for a, b in zip(before, model.parameters(), strict=True))
+
+
+class AlternatingVerifier:
+    """Every completion of an odd-numbered scoring call is an ``error``, of an even one ``incorrect``:
+    a status that is absent from half the batches of each logging window."""
+
+    name = "alternating"
+
+    def __init__(self, batch: int):
+        self.batch = batch
+        self.calls = 0
+        self.lock = threading.Lock()
+
+    def __call__(self, task, completion):
+        with self.lock:
+            call, self.calls = self.calls, self.calls + 1
+        if (call // self.batch) % 2 == 0:
+            return RewardResult.error("injected failure", verifier=self.name)
+        return RewardResult(0.0, Status.INCORRECT, verifier=self.name)
+
+
+def test_trl_grpo_status_fractions_over_a_logging_window_on_an_endless_stream(tmp_path):
+    from trl import GRPOConfig, GRPOTrainer
+
+    from trainers.tiny import tiny_causal_lm, tiny_tokenizer
+
+    source = rlenv.make("rlenv/Arithmetic-v0").unwrapped.source
+    env = rlenv.TextEnv(source, AlternatingVerifier(batch=8))
+    dataset = to_dataset(env)  # an endless source: a streaming dataset
+    tokenizer = tiny_tokenizer()
+    args = GRPOConfig(output_dir=str(tmp_path), use_cpu=True, bf16=False, per_device_train_batch_size=8,
+                      num_generations=4, max_completion_length=4, max_steps=4, logging_steps=2, report_to="none",
+                      save_strategy="no", seed=0, learning_rate=1e-3)
+    trainer = GRPOTrainer(model=tiny_causal_lm(tokenizer, hidden_size=32), reward_funcs=reward_funcs(env),
+                          args=args, train_dataset=dataset, processing_class=tokenizer)
+    trainer.train()
+
+    logged = [h for h in trainer.state.log_history if "rlenv/alternating/error" in h]
+    assert len(logged) == 2  # steps 2 and 4, each the mean of one failing and one wrong batch
+    for h in logged:
+        fractions = {status.value: h[f"rlenv/alternating/{status.value}"] for status in Status}
+        assert fractions["error"] == pytest.approx(0.5) and fractions["incorrect"] == pytest.approx(0.5)
+        assert sum(fractions.values()) == pytest.approx(1.0)
+    # TRL's completions table keeps the last batch (the 4th scoring call: all incorrect), with our column
+    statuses = list(trainer._logs["extra"]["rlenv/alternating/status"])
+    assert statuses == ["incorrect"] * len(trainer._logs["prompt"]) and statuses

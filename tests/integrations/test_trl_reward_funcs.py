@@ -32,15 +32,55 @@ def test_trl_reward_funcs_plain_and_conversational():
     assert reward.__name__ == "rlenv/exact_match"
     refs = [env.unwrapped.source[i].reference for i in range(3)]
     completions = [refs[0], "wrong", ""]
-    metrics = {}
+    metrics, extra = {}, {}
     out = reward(prompts=ds["prompt"][:3], completions=completions, task_id=ds["task_id"][:3],
-                 completion_ids=[[1]] * 3, trainer_state=None, log_metric=metrics.__setitem__, log_extra=None)
+                 completion_ids=[[1]] * 3, trainer_state=None, log_metric=metrics.__setitem__,
+                 log_extra=extra.__setitem__)
     assert out == [1.0, 0.0, 0.0]
+    # every status, present or not, so that TRL's window means are true fractions
     assert metrics == {"rlenv/exact_match/correct": pytest.approx(1 / 3),
                        "rlenv/exact_match/incorrect": pytest.approx(1 / 3),
-                       "rlenv/exact_match/unparsable": pytest.approx(1 / 3)}
+                       "rlenv/exact_match/unparsable": pytest.approx(1 / 3),
+                       "rlenv/exact_match/error": 0.0, "rlenv/exact_match/timeout": 0.0}
+    assert extra == {"rlenv/exact_match/status": ["correct", "incorrect", "unparsable"]}
     conversational = [[{"role": "assistant", "content": refs[1]}], [{"role": "assistant", "content": "no"}]]
     assert reward(prompts=[None] * 2, completions=conversational, task_id=ds["task_id"][1:3]) == [1.0, 0.0]
+
+
+def test_trl_conversational_content_none_and_content_blocks():
+    env = rlenv.make(ENV_ID)
+    (reward,) = reward_funcs(env)
+    ref = env.unwrapped.source[0].reference
+    half = len(ref) // 2
+    tool_call_only = [{"role": "assistant", "content": None, "tool_calls": [{"type": "function",
+                                                                             "function": {"name": "f"}}]}]
+    blocks = [{"role": "assistant", "content": [{"type": "text", "text": ref[:half]},
+                                                {"type": "image_url", "image_url": {"url": "x"}},
+                                                {"type": "text", "text": ref[half:]}]}]
+    after_tools = [tool_call_only[0], {"role": "tool", "content": "42"}, {"role": "assistant", "content": ref}]
+    task_ids = [env.unwrapped.source[0].id] * 3
+    assert reward(prompts=[None] * 3, completions=[tool_call_only, blocks, after_tools], task_id=task_ids) == \
+        [0.0, 1.0, 1.0]
+    assert completion_text([{"role": "assistant", "content": ["a", {"type": "text", "text": "b"}]}]) == "ab"
+    with pytest.raises(TypeError, match="content must be a str, None or a list"):
+        completion_text([{"role": "assistant", "content": 42}])
+    with pytest.raises(TypeError, match="needs a str 'text'"):
+        completion_text([{"role": "assistant", "content": [{"type": "text", "text": None}]}])
+
+
+def test_trl_to_dataset_streams_endless_sources():
+    import datasets
+
+    env = rlenv.make("rlenv/Arithmetic-v0", chat=True)
+    stream = to_dataset(env, env_id="rlenv/Arithmetic-v0")
+    assert isinstance(stream, datasets.IterableDataset)
+    rows = list(stream.take(5))
+    source = env.unwrapped.source
+    assert [row["task_id"] for row in rows] == [source[i].id for i in range(5)]
+    assert rows[2]["prompt"] == [{"role": "user", "content": source[2].prompt}]
+    assert rows[0]["env_id"] == "rlenv/Arithmetic-v0"
+    assert list(stream.skip(1000).take(1))[0]["task_id"] == source[1000].id  # it does not end
+    assert len(to_dataset(env, num_tasks=7)) == 7
 
 
 def test_trl_reward_funcs_components_multi_env_and_wrappers():
@@ -80,7 +120,7 @@ def test_trl_verl_compute_score_and_rows():
     right = compute_score(row["data_source"], env.unwrapped.source[0].reference,
                           row["reward_model"]["ground_truth"], row["extra_info"])
     assert right == {"score": 1.0, "acc": 1.0, "verifier_failure": 0.0}
-    assert compute_score(ENV_ID, "Lyon", extra_info={"index": 0})["score"] == 0.0
+    assert compute_score(ENV_ID, "Lyon", extra_info=row["extra_info"])["score"] == 0.0
     # no task id: the task is built from the ground truth
     assert compute_score(ENV_ID, "forty two", "Forty Two")["acc"] == 1.0
     with pytest.raises(ValueError, match="ground_truth"):

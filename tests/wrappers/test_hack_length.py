@@ -116,7 +116,7 @@ def test_overlong_penalty_in_vector_env_counts_tokens():
     np.testing.assert_allclose(rewards, [0.0, -0.5, -1.0, -1.0])
     assert [len(h) for h in infos["hacks"]] == [0, 1, 1, 1]
     assert infos["hacks"][3][0]["kind"] == "overlong"
-    assert infos["raw_reward"] == [0.0, 0.0, 0.0, 0.0]
+    assert list(infos["raw_reward"]) == [0.0, 0.0, 0.0, 0.0]
 
 
 def test_truncation_flag_reads_the_truncated_bit():

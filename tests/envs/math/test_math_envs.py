@@ -174,7 +174,7 @@ def test_vector_env_scores_groups_through_the_worker_pool():
     completions = [g if n % 3 else "#### -1" for n, g in enumerate(golds)]
     _, rewards, terminated, _, infos = vec.step(completions)
     assert rewards.tolist() == [0.0, 1.0, 1.0] * 4 and terminated.all()
-    assert infos["status"] == ["incorrect", "correct", "correct"] * 4
+    assert list(infos["status"]) == ["incorrect", "correct", "correct"] * 4
 
 
 def test_score_cli_on_arithmetic(tmp_path):
