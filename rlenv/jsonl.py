@@ -12,7 +12,7 @@ logger = logging.getLogger(__name__)
 
 
 def read_jsonl(path: str | Path, what: str = "file", required_keys: Sequence[str] = (),
-               drop_truncated_tail: bool = False) -> list[dict[str, Any]]:
+               drop_truncated_tail: bool = False, errors: str = "strict") -> list[dict[str, Any]]:
     """The rows of a JSONL file, in file order; blank lines are skipped.
 
     Args:
@@ -21,6 +21,8 @@ def read_jsonl(path: str | Path, what: str = "file", required_keys: Sequence[str
         required_keys: Keys every row must have.
         drop_truncated_tail: Drop, with a warning, a last line that is not valid JSON (what an
             interrupted append leaves behind) instead of raising.
+        errors: How bytes that are not UTF-8 are decoded (:func:`open`'s ``errors``): ``"strict"``
+            raises, ``"replace"`` reads them as U+FFFD.
 
     Raises:
         FileNotFoundError: ``path`` does not exist.
@@ -30,7 +32,7 @@ def read_jsonl(path: str | Path, what: str = "file", required_keys: Sequence[str
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"{what} not found: {path}")
-    with path.open(encoding="utf-8") as fh:
+    with path.open(encoding="utf-8", errors=errors) as fh:
         numbered = [(lineno, line) for lineno, line in enumerate(fh, 1) if line.strip()]
     rows = []
     for position, (lineno, line) in enumerate(numbered, 1):

@@ -60,6 +60,8 @@ LR_SCHEDULES = ("constant", "linear", "cosine")
 OPTIMIZERS = ("adamw", "sgd")
 CRITIC_BACKBONES = ("separate", "shared")
 CHECKPOINT_FILE = "trainer_state.pt"
+#: Completions logged during training (see ``TrainerConfig.log_samples``).
+SAMPLES_FILE = "samples.jsonl"
 
 
 @dataclasses.dataclass
@@ -103,7 +105,12 @@ class TrainerConfig:
             update then match the rollout's).
         seed: base seed of tasks, sampling and shuffling.
         device: torch device (None = ``accelerate``'s choice: this rank's GPU, else CPU).
-        output_dir: where metrics (``metrics.jsonl``), TensorBoard logs and checkpoints go.
+        output_dir: where metrics (``metrics.jsonl``), logged samples (``samples.jsonl``),
+            TensorBoard logs and checkpoints go.
+        log_samples: completions written to ``output_dir/samples.jsonl`` at each logged step
+            (spread over the batch; 0 = none), with their prompt, reward, status, components,
+            verifier details and hacks, for ``rlenv report``.
+        log_samples_every: samples are logged at step 1 and every this many steps after.
         save_every: checkpoint every N steps (0 = only when asked).
         tensorboard: also write TensorBoard scalars under ``output_dir/tensorboard``.
         progress: show a progress bar.
@@ -141,6 +148,8 @@ class TrainerConfig:
     seed: int = 0
     device: str | None = None
     output_dir: str | None = None
+    log_samples: int = 4
+    log_samples_every: int = 10
     save_every: int = 0
     tensorboard: bool = False
     progress: bool = True
@@ -158,7 +167,9 @@ class TrainerConfig:
             raise ValueError(f"tis_cap must be >= 1 (or None = off), got {self.tis_cap}")
         if self.steps < 0:
             raise ValueError(f"steps must be >= 0, got {self.steps}")
-        for name in ("num_tasks", "max_new_tokens", "micro_batch_size", "logprob_chunk_size"):
+        if self.log_samples < 0:
+            raise ValueError(f"log_samples must be >= 0, got {self.log_samples}")
+        for name in ("num_tasks", "max_new_tokens", "micro_batch_size", "logprob_chunk_size", "log_samples_every"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
         if self.lr_schedule not in LR_SCHEDULES:
@@ -181,6 +192,25 @@ class TrainerConfig:
         if unknown:
             raise ValueError(f"unknown TrainerConfig field(s) {sorted(unknown)}; known: {sorted(known)}")
         return cls(**values)
+
+
+def logged_sample(batch: EpisodeBatch, i: int, step: int) -> dict[str, Any]:
+    """Episode ``i`` of ``batch`` as a ``samples.jsonl`` row: ``step``, ``sample`` (its position in
+    the batch), ``group``, ``task_id``, ``prompt``, ``completion``, ``reward`` (after reward wrappers),
+    ``status``, ``truncated``, ``components``, ``details``, ``hacks`` and the task's ``metadata``."""
+    infos = batch.infos
+
+    def info(key: str) -> Any:
+        values = infos.get(key)
+        return None if values is None else values[i]
+
+    result = info("reward")
+    return {"step": step, "sample": i, "group": int(batch.group_ids[i]), "task_id": info("task_id"),
+            "prompt": info("prompt"), "completion": info("completion"), "reward": float(batch.rewards[i]),
+            "status": info("status"), "truncated": bool(batch.truncated[i]),
+            "components": dict(getattr(result, "components", None) or {}),
+            "details": dict(getattr(result, "details", None) or {}), "hacks": info("hacks") or [],
+            "metadata": info("metadata") or {}}
 
 
 def _seed(*parts: int) -> int:
@@ -422,6 +452,7 @@ class Trainer:
         self.step += 1
         metrics["step"] = float(self.step)
         self._log(metrics)
+        self._log_samples(batch)
         return metrics
 
     def rollout(self, failures: FailureLog | None = None) -> tuple[EpisodeBatch, dict[str, float]]:
@@ -641,6 +672,19 @@ class Trainer:
                 self._writer = SummaryWriter(str(out / "tensorboard"))
             for key, value in metrics.items():
                 self._writer.add_scalar(key, value, self.step)
+
+    def _log_samples(self, batch: EpisodeBatch) -> None:
+        """Append ``config.log_samples`` of this step's episodes to ``samples.jsonl`` (rank 0, logged steps)."""
+        cfg = self.config
+        if (dist.rank() != 0 or cfg.output_dir is None or not cfg.log_samples or not len(batch)
+                or (self.step - 1) % cfg.log_samples_every):
+            return
+        picks = np.unique(np.linspace(0, len(batch) - 1, min(cfg.log_samples, len(batch))).round().astype(int))
+        out = Path(cfg.output_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        with (out / SAMPLES_FILE).open("a", encoding="utf-8") as fh:
+            for i in picks.tolist():
+                fh.write(json.dumps(logged_sample(batch, i, self.step), default=str) + "\n")
 
     # -- checkpoints ----------------------------------------------------------------------------
     def state_dict(self) -> dict[str, Any]:

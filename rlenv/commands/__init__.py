@@ -7,6 +7,7 @@ COMMAND_MODULES = [
     "rlenv.commands.score",
     "rlenv.commands.eval",
     "rlenv.commands.compare",
+    "rlenv.commands.report",
     "rlenv.commands.demo",
     "rlenv.commands.audit",
     "rlenv.commands.sandbox",

@@ -1,9 +1,11 @@
 """``rlenv audit ID --samples S.jsonl --out A.jsonl``: run the reward-hack detectors on completions.
 
 Each sample row is ``{"task_id": ..., "completion": ...}`` (or ``"index"``), optionally with
-``"truncated": true``. One row per sample is written to ``--out`` with the detectors that fired
-(``hacks``: detector, kind, score, evidence; empty when clean). A per-detector table goes to
-stdout; the last line of stdout is the summary as one JSON object.
+``"truncated": true``. One row per sample is written to ``--out`` (``A.jsonl``) with the detectors
+that fired (``hacks``: detector, kind, score, evidence; empty when clean), the verdict and the
+completion. The summary goes next to it (``A.summary.json``), with a report page to read the
+flagged samples (``A.html``, see ``rlenv report``). A per-detector table goes to stdout; the last
+line of stdout is the summary as one JSON object.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--family", choices=sorted(FAMILY_DETECTORS),
                         help="detector set to run (default: from the env's verifier package)")
     add_scoring_arguments(parser)
+    parser.add_argument("--no-report", action="store_true", help="do not write the HTML report next to --out")
 
 
 def format_table(summary: dict) -> str:
@@ -44,6 +47,15 @@ def format_table(summary: dict) -> str:
     return "\n".join(lines)
 
 
+def output_paths(out: Path) -> tuple[Path, Path]:
+    """The summary and report files written next to the audit rows ``out``: ``A.jsonl`` ->
+    ``A.summary.json``, ``A.html``."""
+    from rlenv.report.runs import AUDIT_SUMMARY_SUFFIX
+
+    stem = out.name.removesuffix(".jsonl")
+    return out.with_name(stem + AUDIT_SUMMARY_SUFFIX), out.with_name(stem + ".html")
+
+
 def run(args: argparse.Namespace) -> int:
     from rlenv.wrappers.audit import audit, env_family
 
@@ -54,9 +66,15 @@ def run(args: argparse.Namespace) -> int:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     with args.out.open("w", encoding="utf-8") as fh:
         for row in report.rows:
-            fh.write(json.dumps(row) + "\n")
+            fh.write(json.dumps(row, default=str) + "\n")
     logger.info("wrote %d audit rows to %s", len(report.rows), args.out)
     summary = report.summary()
+    summary_path, report_path = output_paths(args.out)
+    summary_path.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    if not args.no_report:
+        from rlenv.report import write_report
+
+        write_report([args.out], report_path, title=f"rlenv audit: {args.id} ({args.samples.name})")
     sys.stdout.write(format_table(summary) + "\n")
     sys.stdout.write(json.dumps(summary) + "\n")
     return 0

@@ -8,8 +8,9 @@ vLLM engine (``--backend vllm``), or from a model served by any OpenAI-compatibl
 (``--base-url http://host:port/v1 --model NAME``: concurrent requests, retries with backoff,
 timeouts). A request that keeps failing is recorded as status ``error``; nothing scored is lost.
 
-Writes ``DIR/results.jsonl`` (one row per sample), ``DIR/summary.json``, ``DIR/summary.md`` and
-``DIR/pass_at_k.png``. Rerunning with the same ``--out`` skips samples already scored.
+Writes ``DIR/results.jsonl`` (one row per sample), ``DIR/summary.json``, ``DIR/summary.md``,
+``DIR/pass_at_k.png`` and ``DIR/report.html`` (``rlenv report``: every sample with its verdict).
+Rerunning with the same ``--out`` skips samples already scored.
 """
 
 from __future__ import annotations
@@ -76,6 +77,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--request-timeout", type=float, default=120.0, help="seconds per request (--base-url)")
     add_scoring_arguments(parser)
     parser.add_argument("--no-plot", action="store_true", help="do not write pass_at_k.png")
+    parser.add_argument("--no-report", action="store_true", help="do not write report.html")
 
 
 def _options(args: argparse.Namespace) -> Any:
@@ -84,7 +86,7 @@ def _options(args: argparse.Namespace) -> Any:
     return EvalOptions(ks=args.k, by=tuple(args.by), confidence=args.confidence, n_resamples=args.bootstrap,
                        seed=args.seed, equivalence_fallback="string" if args.equivalence == "string" else None,
                        executor=args.executor, max_workers=args.workers, batch_size=args.batch_size,
-                       title=f"{args.id}", plot=not args.no_plot)
+                       title=f"{args.id}", plot=not args.no_plot, report=not args.no_report)
 
 
 def _env_config(args: argparse.Namespace) -> dict[str, Any]:
@@ -169,5 +171,5 @@ def run(args: argparse.Namespace) -> int:
                                   config)
     sys.stdout.write(markdown_summary(summary, summary["title"]))
     sys.stdout.write(f"\nwrote {args.out / 'results.jsonl'}, summary.json, summary.md"
-                     f"{'' if args.no_plot else ', pass_at_k.png'}\n")
+                     f"{'' if args.no_plot else ', pass_at_k.png'}{'' if args.no_report else ', report.html'}\n")
     return 0

@@ -1,7 +1,9 @@
 """``rlenv train ID --model PATH --algorithm grpo --output DIR``: RL fine-tuning of a causal LM on an environment.
 
-Writes ``DIR/metrics.jsonl`` (one row per step), checkpoints ``DIR/checkpoint-N/`` (with
-``--save-every``), TensorBoard logs (``--tensorboard``) and the trained model in ``DIR/final/``.
+Writes ``DIR/metrics.jsonl`` (one row per step), ``DIR/samples.jsonl`` (a few completions with
+their verdicts at step 1 and every 10 steps: ``--set log_samples=N --set log_samples_every=K``),
+checkpoints ``DIR/checkpoint-N/`` (with ``--save-every``), TensorBoard logs (``--tensorboard``),
+the trained model in ``DIR/final/`` and ``DIR/report.html`` (curves and samples, ``rlenv report``).
 Runs data-parallel under ``accelerate launch`` / ``torchrun``. Trainer fields without a flag are
 set with ``--set FIELD=VALUE`` and algorithm fields with ``--algo-set FIELD=VALUE`` (values are
 JSON, e.g. ``--algo-set kl_coef=0.001 --set lr_schedule='"cosine"'``).
@@ -105,6 +107,10 @@ def run(args: argparse.Namespace) -> int:
         trainer.policy.save_pretrained(final)
         trainer.tokenizer.save_pretrained(final)
         logger.info("saved the trained policy to %s", final)
+        if trainer.history:  # metrics.jsonl exists once a step ran
+            from rlenv.report import REPORT_FILE, write_report
+
+            write_report([args.output], args.output / REPORT_FILE, title=f"rlenv train: {args.id} ({algorithm.name})")
         last = history[-1] if history else {}
         sys.stdout.write(json.dumps({"algorithm": algorithm.name, "steps": trainer.step, "final": str(final),
                                      "last": last}) + "\n")

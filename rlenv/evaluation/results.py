@@ -2,12 +2,14 @@
 
 A result file is JSONL, one row per scored sample::
 
-    {"task_id": "arith-0-3", "sample": 0, "completion": "...", "reward": 1.0, "status": "correct",
-     "components": {...}, "verifier": "math", "verifier_version": "1", "truncated": false,
-     "details": {...}, "metadata": {"level": 2}, "cluster": 0}
+    {"task_id": "arith-0-3", "sample": 0, "prompt": "...", "completion": "...", "reward": 1.0,
+     "status": "correct", "components": {...}, "verifier": "math", "verifier_version": "1",
+     "truncated": false, "details": {...}, "metadata": {"level": 2}, "cluster": 0}
 
-``(task_id, sample)`` identifies a row. ``cluster`` (present when the environment defines answer
-equivalence) labels equivalent answers for maj@k; ``null`` means the sample gave no answer.
+``(task_id, sample)`` identifies a row. ``prompt`` is the observation the policy saw (text or
+chat messages). ``cluster`` (present when the environment defines answer equivalence) labels
+equivalent answers for maj@k; ``null`` means the sample gave no answer. ``hacks`` (present when
+the environment is wrapped with hack detectors) lists what they found.
 A sample *passes* when its status is ``correct``.
 """
 

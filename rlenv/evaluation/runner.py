@@ -6,7 +6,8 @@ An output directory holds:
   appended as samples are scored, so an interrupted run loses at most the batch in flight;
 * ``config.json`` — the run's settings; resuming with different settings is an error;
 * ``summary.json`` / ``summary.md`` — metrics with confidence intervals;
-* ``pass_at_k.png`` — the pass@k curve.
+* ``pass_at_k.png`` — the pass@k curve;
+* ``report.html`` — the page to read the samples (:mod:`rlenv.report`).
 
 Rerunning on the same directory skips every ``(task_id, sample)`` already in ``results.jsonl``.
 """
@@ -150,14 +151,17 @@ def _score_rows(env: Any, requests: Sequence[SampleRequest], executor: Any, max_
         results[i] = result
     rows = []
     for request, (completion, truncated), result in zip(requests, clipped, results, strict=True):
-        reward, _ = env.get_wrapper_attr("episode_outcome")(request.task, completion, result, truncated)
-        rows.append({
+        reward, info = env.get_wrapper_attr("episode_outcome")(request.task, completion, result, truncated)
+        row = {
             "task_id": request.task.id, "sample": request.sample, "index": request.index,
-            "completion": completion, "reward": float(reward), "status": result.status.value,
-            "components": dict(result.components), "verifier": result.verifier,
+            "prompt": base.format_prompt(request.task), "completion": completion, "reward": float(reward),
+            "status": result.status.value, "components": dict(result.components), "verifier": result.verifier,
             "verifier_version": result.verifier_version, "truncated": truncated,
             "details": dict(result.details), "metadata": dict(request.task.metadata),
-        })
+        }
+        if "hacks" in info:  # the env is wrapped with hack detectors
+            row["hacks"] = info["hacks"]
+        rows.append(row)
     return rows
 
 
@@ -261,11 +265,13 @@ class EvalOptions:
     batch_size: int = 256
     title: str = "Evaluation"
     plot: bool = True
+    report: bool = True
     progress: bool = True
 
 
 def write_reports(store: ResultStore, options: EvalOptions) -> dict[str, Any]:
-    """Summarize the store and write ``summary.json``, ``summary.md`` and (``options.plot``) ``pass_at_k.png``."""
+    """Summarize the store and write ``summary.json``, ``summary.md``, (``options.plot``) ``pass_at_k.png``
+    and (``options.report``) ``report.html``."""
     summary = summarize(store.rows.values(), ks=options.ks, by=options.by, families=options.families,
                         confidence=options.confidence, n_resamples=options.n_resamples, seed=options.seed)
     summary = {"title": options.title, **summary}
@@ -274,6 +280,10 @@ def write_reports(store: ResultStore, options: EvalOptions) -> dict[str, Any]:
     (out / "summary.md").write_text(markdown_summary(summary, options.title), encoding="utf-8")
     if options.plot and any(name.startswith("pass@") for name in summary["metrics"]):
         plot_pass_at_k(summary, out / "pass_at_k.png", title=options.title)
+    if options.report:
+        from rlenv.report import REPORT_FILE, write_report
+
+        write_report([out], out / REPORT_FILE, title=options.title, progress=options.progress)
     return summary
 
 

@@ -85,8 +85,10 @@ class AuditReport:
     Attributes:
         rows: One dict per sample, in input order: ``sample`` (position), ``task_id``,
             ``reward`` (after the detectors, equal to ``raw_reward`` since they only flag),
-            ``raw_reward`` (the verifier's value), ``status`` and ``hacks`` (the records of the
-            detectors that fired; empty when clean).
+            ``raw_reward`` (the verifier's value), ``status``, ``hacks`` (the records of the
+            detectors that fired; empty when clean), and what a report shows with them:
+            ``prompt`` (the observation), ``completion`` (as scored), ``truncated``,
+            ``components``, ``details``, ``verifier`` and the task's ``metadata``.
         detectors: Names of the detectors that ran.
         family: The env family whose detectors ran.
     """
@@ -164,5 +166,7 @@ def audit(
         reward, info = checked.get_wrapper_attr("episode_outcome")(task, text, result, truncated)
         info = with_hack_fields(info)
         rows.append({"sample": n, "task_id": task.id, "reward": float(reward), "raw_reward": info["raw_reward"],
-                     "status": result.status.value, "hacks": info["hacks"]})
+                     "status": result.status.value, "hacks": info["hacks"], "prompt": base.format_prompt(task),
+                     "completion": text, "truncated": truncated, "components": dict(result.components),
+                     "details": dict(result.details), "verifier": result.verifier, "metadata": dict(task.metadata)})
     return AuditReport(rows, list(reversed(names)), family)

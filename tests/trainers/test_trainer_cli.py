@@ -1,4 +1,5 @@
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -31,6 +32,12 @@ def test_rlenv_train_runs_saves_and_resumes(tmp_path):
     assert [r["step"] for r in rows] == [1.0, 2.0] and all("kl/ref" in r for r in rows)
     assert (out / "checkpoint-2" / "trainer_state.pt").exists()
     assert (out / "final" / "config.json").exists()
+    logged = [json.loads(x) for x in (out / "samples.jsonl").read_text().splitlines()]
+    assert [r["step"] for r in logged] == [1] * 4 and {r["status"] for r in logged} <= {"correct", "incorrect", "unparsable"}
+    page = (out / "report.html").read_text()
+    data = json.loads(re.search(r'<script type="application/json" id="rlenv-data">(.*?)</script>', page).group(1))
+    assert data["runs"][0]["kind"] == "train" and data["runs"][0]["curves"]["steps"] == [1.0, 2.0]
+    assert len(data["samples"]) == 4
 
     resumed = run_cli(*common, "--steps", "3", "--resume", str(out / "checkpoint-2"))
     assert resumed.returncode == 0, resumed.stderr

@@ -137,6 +137,25 @@ def test_resume_from_checkpoint_reproduces_the_uninterrupted_run(warm, name, tmp
         Trainer(fresh(warm)[0], None, "rloo", config=config, tokenizer=tok).load_checkpoint(tmp_path / "ckpt")
 
 
+def test_trainer_logs_samples_with_their_verdicts(warm, tmp_path):
+    env = training_split(make_task_env())
+    config = dict(BASE, steps=4, output_dir=str(tmp_path), log_samples=3, log_samples_every=2)
+    Trainer(fresh(warm)[0], env, "grpo", config=config, tokenizer=warm[1]).train()
+    rows = [json.loads(x) for x in (tmp_path / "samples.jsonl").read_text().splitlines()]
+    assert [r["step"] for r in rows] == [1, 1, 1, 3, 3, 3]
+    assert [r["sample"] for r in rows[:3]] == [0, 8, 15]  # spread over the 16 episodes
+    source = env.unwrapped.source
+    for row in rows:
+        task = source[source.index_of(row["task_id"])]
+        assert row["prompt"] == env.unwrapped.format_prompt(task)
+        result = env.unwrapped.verifier(task, row["completion"])  # the logged verdict is the verifier's
+        assert (row["status"], row["reward"], row["components"]) == (result.status.value, result.value,
+                                                                     dict(result.components))
+        assert row["group"] == row["sample"] // 4 and row["hacks"] == [] and row["metadata"] == dict(task.metadata)
+    with pytest.raises(ValueError, match="log_samples_every"):
+        TrainerConfig(log_samples_every=0)
+
+
 def test_config_validation_names_the_bad_value():
     with pytest.raises(ValueError, match="lr_schedule"):
         TrainerConfig(lr_schedule="step")
