@@ -1,4 +1,5 @@
-"""Runs for the report tests: real ``rlenv eval`` directories on ``rlenv/MATH-v0`` (embedded sample, 14 tasks)."""
+"""Runs for the report tests: real ``rlenv eval`` directories on ``rlenv/MATH-v0``, on a local 14-task file in
+MATH-500's schema (``tests/data/hub/math500.jsonl``: tests never reach the Hub)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,9 @@ from rlenv.evaluation import EvalOptions, evaluate_samples
 from rlenv.wrappers import AnswerHedging
 
 ENV_ID = "rlenv/MATH-v0"
+#: The 14 tasks of the runs, and the CLI arguments that load them.
+MATH_DATA = Path(__file__).resolve().parents[1] / "data" / "hub" / "math500.jsonl"
+DATA_ARGS = ("--data", str(MATH_DATA))
 # run the CLI on this checkout's code
 CLI_ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(
     [str(Path(rlenv.__file__).resolve().parents[1]), os.environ.get("PYTHONPATH", "")])}
@@ -22,7 +26,7 @@ def math_samples(better: bool = False) -> list[dict]:
 
     ``better``: the fourth sample of the first five tasks is right instead (their verdicts flip).
     """
-    source = rlenv.make(ENV_ID).unwrapped.source
+    source = rlenv.make(ENV_ID, data_files=str(MATH_DATA)).unwrapped.source
     rows = []
     for t in range(source.size):
         task = source[t]
@@ -39,7 +43,7 @@ def math_samples(better: bool = False) -> list[dict]:
 
 def math_run(out: Path, better: bool = False) -> Path:
     """An evaluation directory of :func:`math_samples`, scored with the hedging detector (flag-only)."""
-    env = AnswerHedging(rlenv.make(ENV_ID))
+    env = AnswerHedging(rlenv.make(ENV_ID, data_files=str(MATH_DATA)))
     evaluate_samples(env, math_samples(better), out, EvalOptions(ks=[1, 2], by=("level",), n_resamples=200,
                                                                  progress=False), config={"better": better})
     return out

@@ -8,7 +8,7 @@ import json
 import re
 
 import pytest
-from report_helpers import ENV_ID, math_run, run_cli
+from report_helpers import DATA_ARGS, ENV_ID, math_run, run_cli
 
 from rlenv.evaluation import compare_results, read_results
 from rlenv.report import REPORT_FILE, build_payload, load_run, render_html, training_curves
@@ -54,7 +54,7 @@ def test_load_run_reads_every_kind_and_names_what_is_wrong(runs, tmp_path):
     run_a, _ = runs
     assert load_run(run_a).kind == "eval" and load_run(run_a / "results.jsonl").name == "A"
     sample = load_run(run_a).samples[0]
-    assert sample["prompt"].startswith("What is the sum") and sample["metadata"]["level"] == "Level 1"
+    assert sample["prompt"].startswith("What is the sum") and sample["metadata"]["level"] == 1
     with pytest.raises(FileNotFoundError, match="nowhere"):
         load_run(tmp_path / "nowhere")
     with pytest.raises(ValueError, match="results.jsonl.*metrics.jsonl"):
@@ -115,10 +115,10 @@ def test_eval_and_report_commands_write_the_page(tmp_path):
     samples = tmp_path / "samples.jsonl"
     samples.write_text("".join(json.dumps({"task_id": f"sample/{t}", "completion": "\\boxed{6}"}) + "\n"
                                for t in range(14)))
-    run_cli("eval", ENV_ID, "--samples", str(samples), "--out", str(tmp_path / "e"), "--no-plot",
+    run_cli("eval", ENV_ID, *DATA_ARGS, "--samples", str(samples), "--out", str(tmp_path / "e"), "--no-plot",
             "--bootstrap", "100", cwd=tmp_path)
     assert (tmp_path / "e" / REPORT_FILE).read_text().startswith("<!DOCTYPE html>")
-    run_cli("eval", ENV_ID, "--samples", str(samples), "--out", str(tmp_path / "f"), "--no-plot", "--no-report",
+    run_cli("eval", ENV_ID, *DATA_ARGS, "--samples", str(samples), "--out", str(tmp_path / "f"), "--no-plot", "--no-report",
             "--bootstrap", "100", cwd=tmp_path)
     assert not (tmp_path / "f" / REPORT_FILE).exists()
     proc = run_cli("report", str(tmp_path / "e"), "-o", str(tmp_path / "r.html"), cwd=tmp_path)

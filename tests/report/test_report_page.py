@@ -6,7 +6,7 @@ import collections
 import json
 
 import pytest
-from report_helpers import ENV_ID, math_run, math_samples, run_cli
+from report_helpers import DATA_ARGS, ENV_ID, math_run, math_samples, run_cli
 
 from rlenv.evaluation import read_results
 from rlenv.report import REPORT_FILE
@@ -38,8 +38,8 @@ def test_report_eval_page_loads_filters_rows_and_opens_a_sample(runs, open_repor
     # tasks: a field filter and a status filter change the visible rows
     page.click("#tabbtn-tasks")
     assert page.inner_text("#task-count") == "14 of 14 tasks"
-    page.select_option("#task-field-level", "Level 1")
-    level1 = {r["task_id"] for r in rows if r["metadata"]["level"] == "Level 1"}
+    page.select_option("#task-field-level", "1")
+    level1 = {r["task_id"] for r in rows if r["metadata"]["level"] == 1}
     assert sorted(visible(page, "#tasks tbody td.task")) == sorted(level1)
     page.select_option("#task-field-level", "")
     page.select_option("#task-status", "(all correct)")
@@ -124,7 +124,7 @@ def test_report_of_two_runs_compares_them_like_rlenv_compare(runs, open_report, 
 def test_report_of_an_audit_file(tmp_path, open_report):
     samples = tmp_path / "samples.jsonl"
     samples.write_text("".join(json.dumps(r) + "\n" for r in math_samples()))
-    run_cli("audit", ENV_ID, "--samples", str(samples), "--out", str(tmp_path / "audit.jsonl"), cwd=tmp_path)
+    run_cli("audit", ENV_ID, *DATA_ARGS, "--samples", str(samples), "--out", str(tmp_path / "audit.jsonl"), cwd=tmp_path)
     summary = json.loads((tmp_path / "audit.summary.json").read_text())
     rows = [json.loads(line) for line in (tmp_path / "audit.jsonl").read_text().splitlines()]
     assert summary["flagged"] == sum(bool(r["hacks"]) for r in rows) > 0
