@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from rlenv.commands.env_args import add_env_arguments, add_scoring_arguments, make_env_from_args
+from rlenv.evaluation.results import ERROR_RULES
 from rlenv.inference import BACKENDS
 
 NAME = "eval"
@@ -67,6 +68,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="wrap text prompts as a user message through the tokenizer's chat template: "
                              "'auto' does so when the tokenizer has one (--model)")
     parser.add_argument("--device", default="cpu", help="torch device for --backend hf/vllm, e.g. cuda")
+    parser.add_argument("--errors", choices=ERROR_RULES, default="exclude",
+                        help="samples with status error (the verifier or generation failed): left out of the "
+                             "metrics (exclude) or counted as wrong answers (count-as-wrong); reported apart")
+    parser.add_argument("--retry-errors", action="store_true",
+                        help="on a rerun, score (or generate and score) again only the samples stored as errors")
     parser.add_argument("--backend", choices=BACKENDS, default=None,
                         help="generation backend for --model (default: openai with --base-url, else hf)")
     parser.add_argument("--base-url", help="an OpenAI-compatible server's API root, e.g. http://127.0.0.1:8000/v1")
@@ -86,7 +92,8 @@ def _options(args: argparse.Namespace) -> Any:
     return EvalOptions(ks=args.k, by=tuple(args.by), confidence=args.confidence, n_resamples=args.bootstrap,
                        seed=args.seed, equivalence_fallback="string" if args.equivalence == "string" else None,
                        executor=args.executor, max_workers=args.workers, batch_size=args.batch_size,
-                       title=f"{args.id}", plot=not args.no_plot, report=not args.no_report)
+                       title=f"{args.id}", plot=not args.no_plot, report=not args.no_report, errors=args.errors,
+                       retry_errors=args.retry_errors)
 
 
 def _env_config(args: argparse.Namespace) -> dict[str, Any]:

@@ -25,6 +25,7 @@ def markdown_summary(summary: Mapping[str, Any], title: str = "Evaluation") -> s
         "",
         f"{summary['num_tasks']} tasks, {samples} samples per task ({summary['num_samples']} samples; {status}).",
         f"Intervals: {level}% bootstrap over tasks ({summary['bootstrap']['n_resamples']} resamples).",
+        *_error_lines(summary.get("errors")),
         "",
         f"| metric | value | {level}% CI |",
         "|---|---|---|",
@@ -39,6 +40,20 @@ def markdown_summary(summary: Mapping[str, Any], title: str = "Evaluation") -> s
                      f"{group['metrics'][n]['high']:.3f}]" for n in names]
             lines.append(f"| {value} | {group['num_tasks']} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
+
+
+def _error_lines(errors: Mapping[str, Any] | None) -> list[str]:
+    """The errors paragraph: failures are not wrong answers, so they are reported apart."""
+    if not errors or not errors["count"]:
+        return []
+    rule = ("left out of every metric" if errors["rule"] == "exclude" else "counted as wrong answers")
+    lines = ["", f"**Errors: {errors['count']} samples ({errors['fraction']:.1%}) have status `error` (the verifier "
+                 f"or generation failed), {rule}**"
+             + (f"; {errors['tasks_without_valid_samples']} tasks have no other sample" if
+                errors["tasks_without_valid_samples"] else "") + ". `rlenv eval --retry-errors` scores them again. "
+             "First messages:"]
+    lines += [f"- `{message}`" for message in errors["first_messages"]]
+    return lines
 
 
 def plot_pass_at_k(summary: Mapping[str, Any], path: str | Path, title: str = "pass@k") -> Path:

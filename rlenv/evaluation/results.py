@@ -32,6 +32,10 @@ from rlenv.jsonl import read_jsonl
 REQUIRED_KEYS = ("task_id", "sample", "reward", "status")
 #: Metric families reported by :func:`summarize`; ``mean`` is mean@k, which does not depend on k.
 METRIC_FAMILIES = ("pass@k", "pass^k", "maj@k", "mean")
+#: How :func:`summarize` counts samples whose verifier (or generation) failed, status ``error``:
+#: left out of every metric's ``n`` (``exclude``, the default: a failure is no evidence about the
+#: model), or counted as wrong answers (``count-as-wrong``, the rule before).
+ERROR_RULES = ("exclude", "count-as-wrong")
 #: Default ks: powers of two up to the smallest number of samples per task.
 DEFAULT_KS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
 _METRIC_RE = re.compile(r"^(pass@|pass\^|maj@)(\d+)$")
@@ -150,8 +154,9 @@ def summarize(
     confidence: float = 0.95,
     n_resamples: int = 2000,
     seed: int = 0,
+    errors: str = "exclude",
 ) -> dict[str, Any]:
-    """Summary of a result file: metrics with bootstrap CIs, status counts, breakdowns.
+    """Summary of a result file: metrics with bootstrap CIs, status counts, errors, breakdowns.
 
     Args:
         rows: Result rows (see the module docstring).
@@ -160,14 +165,25 @@ def summarize(
             tasks lacking a field are grouped under ``"(missing)"``.
         families: Which of ``pass@k``, ``pass^k``, ``maj@k``, ``mean`` to report.
         confidence, n_resamples, seed: See :func:`rlenv.evaluation.confidence.bootstrap_ci`.
+        errors: One of :data:`ERROR_RULES`: ``exclude`` leaves ``error`` samples out of the metrics
+            (a task with no other sample is left out of them too).
 
     Returns:
         A JSON-serializable dict with ``num_tasks``, ``num_samples``, ``samples_per_task``
-        (min/max), ``status`` counts, ``metrics`` (name -> :class:`Estimate` dict), ``by``
-        (field -> group value -> ``{"num_tasks", "metrics"}``) and the bootstrap settings.
+        (min/max), ``status`` counts, ``errors`` (``count``, ``fraction``, ``rule``,
+        ``tasks_without_valid_samples``, ``first_messages``), ``metrics`` (name ->
+        :class:`Estimate` dict), ``by`` (field -> group value -> ``{"num_tasks", "metrics"}``)
+        and the bootstrap settings.
     """
+    if errors not in ERROR_RULES:
+        raise ValueError(f"errors must be one of {ERROR_RULES}, got {errors!r}")
     rows = list(rows)
-    tasks = group_by_task(rows)
+    failed = [r for r in rows if str(r["status"]) == "error"]
+    scored = [r for r in rows if str(r["status"]) != "error"] if errors == "exclude" else rows
+    if not scored:
+        raise ValueError(f"all {len(rows)} samples have status 'error': nothing to summarize "
+                         f"(first error: {_error_message(failed[0])!r}); rerun with --retry-errors")
+    tasks = group_by_task(scored)
     values = {name: per_task_values(tasks, name) for name in metric_names(tasks, ks, families)}
 
     def table(members: np.ndarray) -> dict[str, Any]:
@@ -184,15 +200,24 @@ def summarize(
             groups[str(t.metadata.get(field, "(missing)"))].append(i)
         breakdowns[field] = {value: {"num_tasks": len(members), "metrics": table(np.array(members))}
                              for value, members in sorted(groups.items())}
+    messages = list(dict.fromkeys(_error_message(r) for r in failed))
     return {
         "num_tasks": len(tasks),
         "num_samples": len(rows),
         "samples_per_task": {"min": min(t.n for t in tasks), "max": max(t.n for t in tasks)},
         "status": dict(collections.Counter(str(r["status"]) for r in rows)),
+        "errors": {"count": len(failed), "fraction": len(failed) / len(rows), "rule": errors,
+                   "tasks_without_valid_samples": len({str(r["task_id"]) for r in rows}) - len(tasks),
+                   "first_messages": messages[:5]},
         "metrics": table(np.arange(len(tasks))),
         "by": breakdowns,
         "bootstrap": {"confidence": confidence, "n_resamples": n_resamples, "seed": seed, "unit": "task"},
     }
+
+
+def _error_message(row: Mapping[str, Any]) -> str:
+    details = row.get("details") or {}
+    return str(details.get("error", "(no message)"))[:300] if isinstance(details, Mapping) else "(no message)"
 
 
 def compare_results(

@@ -165,11 +165,12 @@ def _score_rows(env: Any, requests: Sequence[SampleRequest], executor: Any, max_
     return rows
 
 
-def _pending(env: Any, store: ResultStore, requests: Sequence[SampleRequest]) -> list[SampleRequest]:
+def _pending(env: Any, store: ResultStore, requests: Sequence[SampleRequest], retry_errors: bool = False,
+             ) -> list[SampleRequest]:
     pending = []
     for request in requests:
         old = store.rows.get(request.key)
-        if old is None:
+        if old is None or (retry_errors and old.get("status") == "error"):
             pending.append(request)
         elif request.completion is not None and old["completion"] != env.unwrapped.clip_completion(request.completion)[0]:
             raise ValueError(f"{store.path} already holds a different completion for task {request.task.id!r} "
@@ -187,15 +188,17 @@ def score_samples(
     executor: Any = "thread",
     max_workers: int | None = None,
     progress: bool = True,
+    retry_errors: bool = False,
 ) -> int:
     """Score every request not yet in ``store`` (generating its completion first when it has none).
 
-    Rows are appended to the store after each batch of ``batch_size`` samples. Returns the number
-    of samples scored now.
+    Rows are appended to the store after each batch of ``batch_size`` samples. With
+    ``retry_errors``, stored rows of status ``error`` are pending again. Returns the number of
+    samples scored now.
     """
     if batch_size < 1:
         raise ValueError(f"batch_size must be >= 1, got {batch_size}")
-    pending = _pending(env, store, requests)
+    pending = _pending(env, store, requests, retry_errors)
     if not pending:
         return 0
     base = env.unwrapped
@@ -212,6 +215,8 @@ def score_samples(
                 batch = [dataclasses.replace(r, completion=c) for r, c in zip(batch, completions, strict=True)]
             store.append(_score_rows(env, batch, executor, max_workers))
             bar.update(len(batch))
+    if retry_errors:
+        store.rewrite()  # one line per sample again: the retried rows replaced the stored errors
     return len(pending)
 
 
@@ -248,8 +253,9 @@ def assign_clusters(env: Any, store: ResultStore, fallback: str | None = None, p
 class EvalOptions:
     """Settings shared by :func:`evaluate_samples` and :func:`evaluate_policy`.
 
-    ``ks``/``by``/``families``/``confidence``/``n_resamples``/``seed``: see
-    :func:`rlenv.evaluation.results.summarize`. ``equivalence_fallback="string"`` clusters answers
+    ``ks``/``by``/``families``/``confidence``/``n_resamples``/``seed``/``errors``: see
+    :func:`rlenv.evaluation.results.summarize`. ``retry_errors``: samples already stored with
+    status ``error`` are scored again (generated again when the run generates), the others kept. ``equivalence_fallback="string"`` clusters answers
     by normalized string equality when the verifier has no ``equivalent`` method.
     """
 
@@ -267,13 +273,16 @@ class EvalOptions:
     plot: bool = True
     report: bool = True
     progress: bool = True
+    errors: str = "exclude"
+    retry_errors: bool = False
 
 
 def write_reports(store: ResultStore, options: EvalOptions) -> dict[str, Any]:
     """Summarize the store and write ``summary.json``, ``summary.md``, (``options.plot``) ``pass_at_k.png``
     and (``options.report``) ``report.html``."""
     summary = summarize(store.rows.values(), ks=options.ks, by=options.by, families=options.families,
-                        confidence=options.confidence, n_resamples=options.n_resamples, seed=options.seed)
+                        confidence=options.confidence, n_resamples=options.n_resamples, seed=options.seed,
+                        errors=options.errors)
     summary = {"title": options.title, **summary}
     out = store.out_dir
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
@@ -312,7 +321,7 @@ def evaluate_samples(
     check_config(out_dir, config or {})
     store = ResultStore(out_dir)
     scored = score_samples(env, resolve_samples(env, samples), store, None, options.batch_size,
-                           options.executor, options.max_workers, options.progress)
+                           options.executor, options.max_workers, options.progress, options.retry_errors)
     logger.info("scored %d new samples (%d in %s)", scored, len(store), store.path)
     return _finish(env, store, options)
 
@@ -338,6 +347,6 @@ def evaluate_policy(
         requests += [SampleRequest(int(index), task, j) for j in range(num_samples)]
     store = ResultStore(out_dir)
     scored = score_samples(env, requests, store, generate, options.batch_size, options.executor,
-                           options.max_workers, options.progress)
+                           options.max_workers, options.progress, options.retry_errors)
     logger.info("generated and scored %d new samples (%d in %s)", scored, len(store), store.path)
     return _finish(env, store, options)
