@@ -416,6 +416,8 @@ class Trainer:
             raise ValueError("this Trainer has no environment: pass env_or_source, or call update(batch)")
         if resume_from is not None:
             self.load_checkpoint(resume_from)
+        if self.config.output_dir and dist.rank() == 0:
+            self._write_manifest()
         total = self.config.steps if steps is None else steps
         bar = tqdm(total=total, initial=self.step, desc=f"{self.algorithm.name}",
                    disable=not self.config.progress or dist.rank() != 0)
@@ -463,6 +465,15 @@ class Trainer:
         return collect(self.env, self.generate_fn, self.tokenizer, seed=seed,
                        dynamic_sampling=alg.dynamic_sampling, max_refills=alg.max_refills,
                        failures=self.config.failure_policy(), log=failures)
+
+    def _write_manifest(self) -> None:
+        """``output_dir/manifest.json``: env, data, verifier, algorithm, settings and library versions."""
+        from rlenv.manifest import run_manifest, write_manifest
+
+        env = getattr(self.env, "env", None)
+        settings = {"config": dataclasses.asdict(self.config), "algorithm": dataclasses.asdict(self.algorithm),
+                    "model": getattr(self.policy, "name_or_path", None), "world_size": dist.world_size()}
+        write_manifest(Path(self.config.output_dir) / "manifest.json", run_manifest("train", env, settings))
 
     def _fail_fast(self, failures: FailureLog) -> None:
         """Stop on a broken environment: too many failures for ``fail_fast_steps`` steps in a row."""

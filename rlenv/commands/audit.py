@@ -47,13 +47,14 @@ def format_table(summary: dict) -> str:
     return "\n".join(lines)
 
 
-def output_paths(out: Path) -> tuple[Path, Path]:
-    """The summary and report files written next to the audit rows ``out``: ``A.jsonl`` ->
-    ``A.summary.json``, ``A.html``."""
+def output_paths(out: Path) -> tuple[Path, Path, Path]:
+    """The summary, report and manifest files written next to the audit rows ``out``: ``A.jsonl`` ->
+    ``A.summary.json``, ``A.html``, ``A.manifest.json``."""
     from rlenv.report.runs import AUDIT_SUMMARY_SUFFIX
 
     stem = out.name.removesuffix(".jsonl")
-    return out.with_name(stem + AUDIT_SUMMARY_SUFFIX), out.with_name(stem + ".html")
+    return (out.with_name(stem + AUDIT_SUMMARY_SUFFIX), out.with_name(stem + ".html"),
+            out.with_name(stem + ".manifest.json"))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -69,8 +70,12 @@ def run(args: argparse.Namespace) -> int:
             fh.write(json.dumps(row, default=str) + "\n")
     logger.info("wrote %d audit rows to %s", len(report.rows), args.out)
     summary = report.summary()
-    summary_path, report_path = output_paths(args.out)
+    summary_path, report_path, manifest_path = output_paths(args.out)
     summary_path.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    from rlenv.manifest import run_manifest, write_manifest
+
+    write_manifest(manifest_path, run_manifest("audit", env, {"samples": str(args.samples.resolve()),
+                                                              "family": family, "detectors": report.detectors}))
     if not args.no_report:
         from rlenv.report import write_report
 

@@ -301,6 +301,13 @@ def _finish(env: Any, store: ResultStore, options: EvalOptions) -> dict[str, Any
     return write_reports(store, options)
 
 
+def _write_manifest(env: Any, out_dir: str | Path, config: Mapping[str, Any] | None, options: EvalOptions) -> None:
+    from rlenv.manifest import run_manifest, write_manifest
+
+    settings = {**(config or {}), "errors": options.errors, "bootstrap_seed": options.seed}
+    write_manifest(Path(out_dir) / "manifest.json", run_manifest("eval", env, settings))
+
+
 def evaluate_samples(
     env: Any, samples: Iterable[Mapping[str, Any]], out_dir: str | Path, options: EvalOptions | None = None,
     config: Mapping[str, Any] | None = None,
@@ -319,6 +326,7 @@ def evaluate_samples(
     """
     options = options or EvalOptions()
     check_config(out_dir, config or {})
+    _write_manifest(env, out_dir, config, options)
     store = ResultStore(out_dir)
     scored = score_samples(env, resolve_samples(env, samples), store, None, options.batch_size,
                            options.executor, options.max_workers, options.progress, options.retry_errors)
@@ -339,7 +347,9 @@ def evaluate_policy(
     options = options or EvalOptions()
     if num_samples < 1:
         raise ValueError(f"num_samples must be >= 1, got {num_samples}")
-    check_config(out_dir, {**(config or {}), "num_samples": num_samples, "task_indices": list(task_indices)})
+    config = {**(config or {}), "num_samples": num_samples, "task_indices": list(task_indices)}
+    check_config(out_dir, config)
+    _write_manifest(env, out_dir, config, options)
     base = env.unwrapped
     requests = []
     for index in task_indices:

