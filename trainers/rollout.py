@@ -100,6 +100,15 @@ def completion_mask_from_ids(completion_ids: torch.Tensor, eos_token_ids: Sequen
     return mask.long(), ~ended
 
 
+def eos_token_ids(tokenizer: Any) -> list[int]:
+    """The tokenizer's end-of-sequence ids (one or several); an error when it has none."""
+    eos = tokenizer.eos_token_id
+    ids = [eos] if isinstance(eos, int) else list(eos or [])
+    if not ids:
+        raise ValueError("the tokenizer has no eos_token_id: generation could never stop")
+    return ids
+
+
 def _pad_id(tokenizer: Any) -> int:
     pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
     if pad is None:
@@ -233,10 +242,7 @@ class HFGenerator:
         self.model = model
         self.tokenizer = tokenizer
         self.sampling = sampling or SamplingConfig()
-        eos = tokenizer.eos_token_id
-        self.eos_token_ids = [eos] if isinstance(eos, int) else list(eos or [])
-        if not self.eos_token_ids:
-            raise ValueError("the tokenizer has no eos_token_id: generation could never stop")
+        self.eos_token_ids = eos_token_ids(tokenizer)
 
     @torch.no_grad()
     def __call__(self, observations: Sequence[Observation]) -> Generation:

@@ -23,7 +23,14 @@ from typing import Any
 import torch
 
 from rlenv.inference.vllm_engine import make_llm
-from trainers.rollout import Generation, Observation, SamplingConfig, _pad_id, prompt_token_lists
+from trainers.rollout import (
+    Generation,
+    Observation,
+    SamplingConfig,
+    _pad_id,
+    eos_token_ids,
+    prompt_token_lists,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -50,10 +57,7 @@ class VLLMGenerator:
                  sleep: bool | None = None, **engine_kwargs: Any):
         self.tokenizer = tokenizer
         self.sampling = sampling or SamplingConfig()
-        eos = tokenizer.eos_token_id
-        self.eos_token_ids = [eos] if isinstance(eos, int) else list(eos or [])
-        if not self.eos_token_ids:
-            raise ValueError("the tokenizer has no eos_token_id: generation could never stop")
+        self.eos_token_ids = eos_token_ids(tokenizer)
         on_gpu = next(policy.parameters()).device.type == "cuda"
         self.sleep = on_gpu if sleep is None else bool(sleep)
         self._model_dir = tempfile.TemporaryDirectory(prefix="rlenv-vllm-")
