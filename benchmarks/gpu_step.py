@@ -1,4 +1,4 @@
-"""One GRPO training step (rollout + scoring + update): ``trainers.Trainer`` vs TRL's ``GRPOTrainer``.
+"""One GRPO training step (rollout + scoring + update): ``rlenv.trainers.Trainer`` vs TRL's ``GRPOTrainer``.
 
 Both get the same randomly initialized Qwen2-architecture model (default: Qwen2.5-0.5B shapes,
 ~494M parameters, bf16), the same local tokenizer (no downloads), the same prompts
@@ -44,10 +44,9 @@ def make_env():
 
 def make_tokenizer(vocab_size: int):
     """A character tokenizer padded with filler tokens up to ``vocab_size`` (so every sampled id decodes)."""
+    from rlenv.trainers.tiny import DEFAULT_ALPHABET, SPECIAL_TOKENS
     from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers
     from transformers import PreTrainedTokenizerFast
-
-    from trainers.tiny import DEFAULT_ALPHABET, SPECIAL_TOKENS
 
     base = list(SPECIAL_TOKENS.values()) + list(dict.fromkeys(DEFAULT_ALPHABET))
     vocab = {tok: i for i, tok in enumerate(base + [f"<t{i}>" for i in range(vocab_size - len(base))])}
@@ -77,7 +76,7 @@ def sync(device: str) -> None:
 
 
 def run_ours(args, model, tokenizer, env, device) -> list[float]:
-    from trainers import Trainer
+    from rlenv.trainers import Trainer
 
     config = dict(steps=args.warmup + args.steps, num_tasks=args.prompts, group_size=args.group, lr=args.lr,
                   max_new_tokens=args.max_new_tokens, micro_batch_size=args.micro_batch_size,
@@ -198,7 +197,7 @@ def main() -> None:
           f"{ours['params'] / 1e6:.0f}M-parameter model, {ours['device']}, "
           f"gradient checkpointing {'on' if args.gradient_checkpointing else 'off'}")
     print(f"{'trainer':<22}{'s / step':>10}{'peak GiB':>10}")
-    for name, res in (("trainers.Trainer", ours), ("trl.GRPOTrainer", trl)):
+    for name, res in (("rlenv.trainers.Trainer", ours), ("trl.GRPOTrainer", trl)):
         print(f"{name:<22}{res['seconds']:>10.2f}{res['peak_bytes'] / 2**30:>10.2f}")
     print(f"{'ours / TRL':<22}{ours['seconds'] / trl['seconds']:>9.2f}x{ours['peak_bytes'] / trl['peak_bytes']:>9.2f}x")
 

@@ -118,7 +118,8 @@ def non_answer_table() -> dict[str, dict[str, float]]:
     refusals, and GSM8K test gold solutions."""
     import random
 
-    from envs.safety.synthetic import REFUSALS, answer, safety_prompts
+    from rlenv.envs.safety.synthetic import REFUSALS, answer, safety_prompts
+
     from rlenv.wrappers.nonanswer import detect_non_answer
 
     prompts = safety_prompts("train") + safety_prompts("test")

@@ -6,7 +6,7 @@ Three ways to get ``log pi(token)`` for ``N`` completion tokens from final hidde
 * ``naive``: full ``(N, V)`` logits, ``log_softmax``, ``gather`` (the baseline);
 * ``trl``: full logits, then TRL's ``selective_log_softmax`` (row-wise logsumexp; on CUDA with
   Triton, TRL's fused kernel);
-* ``chunked``: :func:`trainers.logprobs.head_logprobs`, the LM head applied ``--chunk`` rows at a
+* ``chunked``: :func:`rlenv.trainers.logprobs.head_logprobs`, the LM head applied ``--chunk`` rows at a
   time with each chunk recomputed in the backward pass (what the trainers use).
 
 Each method runs in its own process so its peak is measured alone: on CPU the peak RSS
@@ -73,7 +73,7 @@ def logprobs(method: str, hidden: torch.Tensor, head: torch.nn.Linear, index: to
         from trl.trainer.utils import selective_log_softmax
 
         return selective_log_softmax(head(hidden).float(), index)
-    from trainers.logprobs import head_logprobs
+    from rlenv.trainers.logprobs import head_logprobs
 
     return head_logprobs(hidden, head, index, chunk_size=chunk)[0]
 

@@ -23,7 +23,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from envs.math.verifier import MathVerifier  # noqa: E402
+from rlenv.envs.math.verifier import MathVerifier  # noqa: E402
+
 from rlenv.types import Task  # noqa: E402
 
 DEFAULT_CORPUS = Path(__file__).resolve().parents[1] / "tests" / "data" / "math_pairs.jsonl"
@@ -40,7 +41,7 @@ def load_pairs(path: Path) -> list[dict]:
 
 
 def rlenv_verdicts(rows: list[dict]) -> list[bool]:
-    """Whether :class:`~envs.math.verifier.MathVerifier` grades each completion ``correct``."""
+    """Whether :class:`~rlenv.envs.math.verifier.MathVerifier` grades each completion ``correct``."""
     verifier = MathVerifier(timeout=30.0)
     try:
         tasks = [Task(str(n), "q", reference=row["gold"]) for n, row in enumerate(rows)]

@@ -10,7 +10,7 @@ quarter of them wrong.
 
 * baseline: ``verify(parse(reference), parse(completion))`` in a loop, one process, math-verify
   defaults;
-* in-process grading: ``envs.math.grading.grade`` in a loop, one process, no isolation (shows
+* in-process grading: ``rlenv.envs.math.grading.grade`` in a loop, one process, no isolation (shows
   what the grading itself costs);
 * env: ``rlenv.score_tasks(MathVerifier(), tasks, completions)`` (the path ``rlenv.score`` and
   vector envs take), every check in a worker process under a deadline, with 1 worker and with
@@ -56,12 +56,13 @@ import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from envs.math.arithmetic import ArithmeticGenerator, level_config  # noqa: E402
-from envs.math.gsm8k import make_gsm8k_env  # noqa: E402
-from envs.math.pool import default_num_workers  # noqa: E402
-from envs.math.verifier import MathVerifier  # noqa: E402
+from rlenv.envs.math.arithmetic import ArithmeticGenerator, level_config  # noqa: E402
+from rlenv.envs.math.gsm8k import make_gsm8k_env  # noqa: E402
+from rlenv.envs.math.verifier import MathVerifier  # noqa: E402
+
 from rlenv.scoring import score_tasks  # noqa: E402
 from rlenv.types import Task  # noqa: E402
+from rlenv.worker_pool import default_num_workers  # noqa: E402
 
 _FORMS = (
     lambda a: f"We add things up.\n#### {a}",
@@ -90,9 +91,8 @@ def build_items(count: int, gsm8k_file: str | None = None, seed: int = 0) -> tup
 def clear_caches() -> None:
     """Empty sympy's, math-verify's and our parse caches, so no in-process run reuses an earlier one."""
     from math_verify import parser
+    from rlenv.envs.math.grading import parse_answer, parse_reference
     from sympy.core.cache import clear_cache
-
-    from envs.math.grading import parse_answer, parse_reference
 
     clear_cache()
     for cached in (parser.parse_latex_cached, parser.parse_expr_cached, parser.extract_latex,
@@ -124,7 +124,7 @@ def raw_loop(tasks: list[Task], completions: list[str]) -> tuple[tuple[float, fl
 
 
 def grade_loop(tasks: list[Task], completions: list[str]) -> tuple[float, list[bool]]:
-    from envs.math.grading import grade
+    from rlenv.envs.math.grading import grade
 
     clear_caches()
     config = MathVerifier().config
@@ -230,7 +230,7 @@ def build_groups(problems: int, seed: int) -> tuple[list[Task], list[str]]:
 
 def distinct_final_answers(tasks: list[Task], completions: list[str]) -> float:
     """Mean number of distinct final answers per group."""
-    from envs.math.extraction import clean_answer, extract_answers
+    from rlenv.envs.math.extraction import clean_answer, extract_answers
 
     finals = {(t.id, clean_answer(extract_answers(c).final)) for t, c in zip(tasks, completions) if extract_answers(c).answers}
     return len(finals) / len({t.id for t in tasks})
@@ -242,8 +242,7 @@ Method = Callable[[list[Task], list[str]], list[bool]]
 def grouped_methods(verifiers: dict[str, MathVerifier]) -> dict[str, tuple[Method, MathVerifier | None]]:
     """The methods of the grouped workload: ``name -> (f(tasks, completions) -> verdicts, its verifier)``."""
     from math_verify import parse, verify
-
-    from envs.math.grading import grade
+    from rlenv.envs.math.grading import grade
 
     config = MathVerifier().config
 
@@ -254,7 +253,7 @@ def grouped_methods(verifiers: dict[str, MathVerifier]) -> dict[str, tuple[Metho
         "raw math_verify parse+verify loop (1 process)": (
             lambda tasks, completions: [verify(parse(f"${t.reference}$"), parse(c)) for t, c in zip(tasks, completions)],
             None),
-        "envs.math grade() loop, in-process, one by one": (
+        "rlenv.envs.math grade() loop, in-process, one by one": (
             lambda tasks, completions: [grade(config, t.reference, c)[0] == "correct" for t, c in zip(tasks, completions)],
             None),
     }
@@ -323,7 +322,7 @@ def run_mixed(items: int, repeats: int, workers: int, gsm8k_file: str | None) ->
     verdicts: dict[str, list[bool]] = {}
     methods = {
         "raw math_verify parse+verify loop (1 process)": lambda: raw_loop(tasks, completions),
-        "envs.math grade() loop, in-process, no isolation": lambda: grade_loop(tasks, completions),
+        "rlenv.envs.math grade() loop, in-process, no isolation": lambda: grade_loop(tasks, completions),
         "MathVerifier batch, warm, 1 worker": lambda: env_batch(single, tasks, completions, warm=True),
         f"MathVerifier batch, warm, {workers} workers": lambda: env_batch(parallel, tasks, completions, warm=True),
         f"MathVerifier batch, cold (incl. starting {workers} workers)":

@@ -1,11 +1,11 @@
 """Rollout throughput, HF ``generate`` vs a colocated vLLM engine, same model, prompts and settings.
 
 Both sides run in this process on one randomly initialized Llama (default hidden 512, 8 layers,
-8 heads of 64: ~26M parameters) with the character tokenizer of ``trainers.tiny``:
+8 heads of 64: ~26M parameters) with the character tokenizer of ``rlenv.trainers.tiny``:
 
 * generation: ``--prompts`` prompts x ``--max-new-tokens`` tokens at temperature 1, once to warm up
   and ``--repeats`` times measured; tokens/s counts the completion tokens actually generated;
-* one GRPO step: ``trainers.Trainer`` (rollout + update, ``group_size=4``) with
+* one GRPO step: ``rlenv.trainers.Trainer`` (rollout + update, ``group_size=4``) with
   ``rollout_backend="hf"`` vs ``"vllm"`` (vLLM's step includes copying the updated weights into
   the engine), after one warm-up step each.
 
@@ -25,9 +25,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import torch  # noqa: E402
-
-from trainers.rollout import SamplingConfig, make_generator  # noqa: E402
-from trainers.tiny import tiny_causal_lm, tiny_tokenizer  # noqa: E402
+from rlenv.trainers.rollout import SamplingConfig, make_generator  # noqa: E402
+from rlenv.trainers.tiny import tiny_causal_lm, tiny_tokenizer  # noqa: E402
 
 
 def build_policy(hidden: int, layers: int, heads: int, device: str):
@@ -51,8 +50,9 @@ def generation_rate(generate, prompts: list[str], repeats: int) -> tuple[float, 
 
 def grpo_step_time(backend: str, args: argparse.Namespace) -> tuple[float, float]:
     """Median wall time of a GRPO step (rollout + update) and of its rollout, after one warm-up step."""
+    from rlenv.trainers import Trainer
+
     import rlenv
-    from trainers import Trainer
 
     model, tokenizer = build_policy(args.hidden, args.layers, args.heads, args.device)
     config = dict(steps=1, num_tasks=args.prompts // 4, group_size=4, max_new_tokens=args.max_new_tokens,

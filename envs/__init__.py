@@ -1,1 +1,1 @@
-"""Environment families built on :mod:`rlenv`: one sub-package per family (``envs.math``, ...)."""
+"""Environment families built on :mod:`rlenv`: one sub-package per family (``rlenv.envs.math``, ...)."""

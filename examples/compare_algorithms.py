@@ -2,19 +2,19 @@
 
     python examples/compare_algorithms.py [--rounds 40] [--out runs/compare_algorithms] [--quick]
 
-A tiny character-level Llama (``trainers.tiny``, CPU) is warmed up by SFT on gold answers of
+A tiny character-level Llama (``rlenv.trainers.tiny``, CPU) is warmed up by SFT on gold answers of
 ``rlenv/Arithmetic-v0`` (level 1), exactly as in the trainers' learning tests. From that one
 warm start, every algorithm gets the same budget: ``--rounds`` rounds of ``--num-tasks`` training
 prompts x ``--group-size`` sampled completions, scored by the environment.
 
-* ``grpo``, ``rloo``, ``reinforce_pp``, ``ppo``: :class:`trainers.Trainer` presets, lr 1e-3,
+* ``grpo``, ``rloo``, ``reinforce_pp``, ``ppo``: :class:`rlenv.trainers.Trainer` presets, lr 1e-3,
   4 passes over each rollout (the learning tests' settings);
-* ``raft``: :class:`trainers.self_training.SelfTrainer`, top-1 correct sample per prompt, 2 SFT
+* ``raft``: :class:`rlenv.trainers.self_training.SelfTrainer`, top-1 correct sample per prompt, 2 SFT
   epochs per round;
-* ``online_dpo``: :class:`trainers.preference.OnlineDPO`, best vs worst of each group, DPO loss
+* ``online_dpo``: :class:`rlenv.trainers.preference.OnlineDPO`, best vs worst of each group, DPO loss
   (beta 0.05) with iterative RPO's NLL term on the chosen completion;
 * ``online_dpo_pure``: the same without the NLL term, to show its failure mode;
-* optional ``trpo`` and ``ppo_klpen`` (:mod:`trainers.trust_region_trainer`).
+* optional ``trpo`` and ``ppo_klpen`` (:mod:`rlenv.trainers.trust_region_trainer`).
 
 Held-out pass@1 (16 samples per problem at temperature 1 on ``--eval-problems`` distinct problems;
 :func:`rlenv.disjoint_split` keeps them out of the SFT and training tasks) is measured every
@@ -37,14 +37,14 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import torch  # noqa: E402
+from rlenv.trainers import ALGORITHMS, Trainer, gold_examples, sft  # noqa: E402
+from rlenv.trainers.evaluate import evaluate  # noqa: E402
+from rlenv.trainers.preference import OnlineDPO, OnlineDPOConfig, PreferenceConfig  # noqa: E402
+from rlenv.trainers.rollout import SamplingConfig  # noqa: E402
+from rlenv.trainers.self_training import SelfTrainer, self_training_config  # noqa: E402
+from rlenv.trainers.tiny import tiny_causal_lm, tiny_tokenizer  # noqa: E402
 
 import rlenv  # noqa: E402
-from trainers import ALGORITHMS, Trainer, gold_examples, sft  # noqa: E402
-from trainers.evaluate import evaluate  # noqa: E402
-from trainers.preference import OnlineDPO, OnlineDPOConfig, PreferenceConfig  # noqa: E402
-from trainers.rollout import SamplingConfig  # noqa: E402
-from trainers.self_training import SelfTrainer, self_training_config  # noqa: E402
-from trainers.tiny import tiny_causal_lm, tiny_tokenizer  # noqa: E402
 
 DEFAULT_ALGORITHMS = ("grpo", "rloo", "reinforce_pp", "ppo", "raft", "online_dpo", "online_dpo_pure")
 EXTRA_ALGORITHMS = ("trpo", "ppo_klpen")
@@ -114,7 +114,7 @@ def run_algorithm(name: str, model: Any, tokenizer: Any, train_env: Any, args: a
                      max_new_tokens=MAX_NEW_TOKENS, micro_batch_size=64, progress=False, seed=args.seed)
     if name in EXTRA_ALGORITHMS:
         # Imported on demand: it adds the ``ppo_klpen`` loss to the policy-loss registry.
-        from trainers.trust_region_trainer import PPO_KLPEN, KLPenaltyTrainer, TRPOConfig, TRPOTrainer
+        from rlenv.trainers.trust_region_trainer import PPO_KLPEN, KLPenaltyTrainer, TRPOConfig, TRPOTrainer
 
         if name == "trpo":
             rl = TRPOTrainer(model, vec, "grpo", config=rl_config, tokenizer=tokenizer, trpo=TRPOConfig(max_kl=0.02))

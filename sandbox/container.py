@@ -29,7 +29,7 @@ import time
 from importlib.resources import files
 from typing import Any
 
-from sandbox.build import default_image
+from rlenv.sandbox.build import default_image
 
 logger = logging.getLogger(__name__)
 
@@ -40,8 +40,8 @@ _NAMES = itertools.count()
 
 
 def runner_source() -> str:
-    """Source of the in-container runner (:mod:`sandbox.runner`)."""
-    return (files("sandbox") / "runner.py").read_text()
+    """Source of the in-container runner (:mod:`rlenv.sandbox.runner`)."""
+    return (files("rlenv.sandbox") / "runner.py").read_text()
 
 
 #: Capabilities of the runner (root in the container, everything else dropped): changing user
@@ -73,7 +73,7 @@ class ContainerSpec:
     """Resources and image of a sandbox container.
 
     Attributes:
-        image: Image to run (default: :func:`sandbox.build.default_image`).
+        image: Image to run (default: :func:`rlenv.sandbox.build.default_image`).
         memory_mb: Memory limit of the whole container (``--memory`` = ``--memory-swap``),
             MiB. Must exceed a job's ``Limits.memory_mb`` plus ``tmpfs_mb`` plus ~100 MiB for
             the runner and grader.

@@ -8,8 +8,8 @@ import shutil
 import time
 from typing import Any
 
-from sandbox.build import default_image, image_exists
-from sandbox.container import leaked_containers
+from rlenv.sandbox.build import default_image, image_exists
+from rlenv.sandbox.container import leaked_containers
 
 
 @dataclasses.dataclass(frozen=True)
@@ -68,9 +68,9 @@ def diagnose(image: str | None = None, run_job: bool = True) -> list[Check]:
 
 
 def _smoke(image: str) -> Check:
-    from sandbox.container import ContainerSpec
-    from sandbox.jobs import FunctionJob, IOCase, ProgramJob
-    from sandbox.pool import SandboxPool
+    from rlenv.sandbox.container import ContainerSpec
+    from rlenv.sandbox.jobs import FunctionJob, IOCase, ProgramJob
+    from rlenv.sandbox.pool import SandboxPool
 
     began = time.monotonic()
     try:
@@ -93,8 +93,7 @@ def problems(image: str | None = None, run_job: bool = False) -> list[str]:
 def clean(client: Any = None) -> int:
     """Remove the containers leaked by dead processes; returns how many."""
     import docker
-
-    from sandbox.container import remove_containers
+    from rlenv.sandbox.container import remove_containers
 
     client = client or docker.from_env(timeout=30)
     return remove_containers(leaked_containers(client))

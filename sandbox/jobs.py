@@ -21,7 +21,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from sandbox.runner import COMPARE_MODES, encode_frame
+from rlenv.sandbox.runner import COMPARE_MODES, encode_frame
 
 
 class JobStatus(str, enum.Enum):
@@ -120,7 +120,7 @@ class ProgramJob:
         code: Python source.
         cases: One run per case; a case with ``expected=None`` passes when the run exits 0.
         compare: How stdout is compared with ``expected``: ``"exact"``, ``"tokens"`` or
-            ``"numeric"`` (see :func:`sandbox.runner.compare_output`).
+            ``"numeric"`` (see :func:`rlenv.sandbox.runner.compare_output`).
         rel_tol, abs_tol: Float tolerances of ``"numeric"``.
         files: Files written into the work directory before the first run (relative path ->
             text or bytes).

@@ -2,7 +2,7 @@
 
 * One worker thread per container takes jobs from a bounded queue (backpressure: ``submit``
   blocks while the queue is full). Each container runs one job at a time.
-* Every submitted job resolves to exactly one :class:`~sandbox.jobs.JobResult`; engine or
+* Every submitted job resolves to exactly one :class:`~rlenv.sandbox.jobs.JobResult`; engine or
   container failures become ``sandbox_error`` results, never exceptions from the future.
 * A container that dies, breaks the protocol or does not answer by the job's deadline plus
   ``reply_grace_s`` (wedged) is killed and replaced before the worker's next job.
@@ -28,16 +28,15 @@ import weakref
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from tqdm.auto import tqdm
-
-from sandbox.container import (
+from rlenv.sandbox.container import (
     ContainerError,
     ContainerSession,
     ContainerSpec,
     leaked_containers,
     remove_containers,
 )
-from sandbox.jobs import Job, JobResult, encode_header, encode_parts
+from rlenv.sandbox.jobs import Job, JobResult, encode_header, encode_parts
+from tqdm.auto import tqdm
 
 logger = logging.getLogger(__name__)
 
@@ -69,7 +68,7 @@ class SandboxPool:
 
     Args:
         size: Number of containers (= jobs in flight). Default: the CPU count.
-        spec: Container image and resources (default :class:`~sandbox.container.ContainerSpec`).
+        spec: Container image and resources (default :class:`~rlenv.sandbox.container.ContainerSpec`).
         queue_size: Jobs that may wait for a container before ``submit`` blocks
             (default ``4 * size``).
         start_timeout_s: How long a container may take to start, seconds.
@@ -125,7 +124,7 @@ class SandboxPool:
     def _check_process(self) -> None:
         if os.getpid() != self.pid:
             raise RuntimeError(f"this SandboxPool belongs to process {self.pid}; after a fork use "
-                               "sandbox.shared_pool() or create a new pool in the child")
+                               "rlenv.sandbox.shared_pool() or create a new pool in the child")
 
     def start(self) -> SandboxPool:
         """Start every container now (otherwise the first job does it); idempotent.
@@ -206,7 +205,7 @@ class SandboxPool:
 
     # -- jobs
     def submit(self, job: Job, timeout: float | None = None) -> cf.Future:
-        """Queue ``job``; the future resolves to its :class:`~sandbox.jobs.JobResult`.
+        """Queue ``job``; the future resolves to its :class:`~rlenv.sandbox.jobs.JobResult`.
 
         Blocks while the queue is full (up to ``timeout`` seconds, then raises
         :class:`SandboxBusy`). Starts the pool on first use.

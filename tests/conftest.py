@@ -23,7 +23,7 @@ def docker_ready() -> None:
     Without it the requesting tests skip locally, but with ``CI=true`` they fail loudly: in CI a
     missing engine or image is an error, not a skip.
     """
-    from sandbox.doctor import problems
+    from rlenv.sandbox.doctor import problems
 
     found = problems()
     if found:
@@ -92,7 +92,7 @@ def fake_hub(monkeypatch):
 @pytest.fixture
 def catalog_hub(fake_hub, hub_data, gsm8k_dir):
     """``fake_hub`` serving the Hub dataset of every catalog id from a local file in its schema."""
-    from envs.math.competition_math import MATH_SUBJECTS
+    from rlenv.envs.math.competition_math import MATH_SUBJECTS
 
     fake_hub.files.update({
         ("openai/gsm8k", "main"): gsm8k_dir / "test.jsonl",

@@ -4,14 +4,14 @@ Every estimator has the signature ``fn(rewards, mask, group_ids, **cfg) -> (adva
 
 * ``rewards``: ``(B,)`` outcome rewards, or ``(B, T)`` token-level rewards (outcome on the last
   valid token, plus dense/process rewards and a folded-in KL penalty, see
-  :func:`trainers.batch.outcome_token_rewards`). Group estimators use the per-episode sum.
+  :func:`rlenv.trainers.batch.outcome_token_rewards`). Group estimators use the per-episode sum.
 * ``mask``: ``(B, T)`` completion mask; masked positions inside a completion (e.g. tool output)
   are skipped by the temporal estimators.
 * ``group_ids``: ``(B,)`` ids of the prompt groups; each group must be complete on this rank.
 * outputs: ``(B, T)`` float32 tensors, zero on masked positions.
 
 Statistics that span the batch (REINFORCE++'s whitening, GRPO's ``scale="batch"``, GAE's
-whitening) are computed over all data-parallel ranks (:mod:`trainers.distributed`), so a
+whitening) are computed over all data-parallel ranks (:mod:`rlenv.trainers.distributed`), so a
 sharded batch gets the same advantages as the whole batch in one process.
 
 Conventions (pinned in the tests against ``shared/reference/trainers.md`` §4):
@@ -39,9 +39,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import torch
-
-from trainers.batch import outcome_token_rewards
-from trainers.distributed import all_reduce
+from rlenv.trainers.batch import outcome_token_rewards
+from rlenv.trainers.distributed import all_reduce
 
 AdvantageFn = Callable[..., tuple[torch.Tensor, torch.Tensor]]
 _REGISTRY: dict[str, AdvantageFn] = {}

@@ -2,7 +2,7 @@
 
 Values are read at the position *before* each completion token (``V(s_t)`` is the value of the
 state in which token ``t`` is chosen), the same alignment as the log-probs (``(B, T)``, see
-:func:`trainers.logprobs.completion_hidden_states`).
+:func:`rlenv.trainers.logprobs.completion_hidden_states`).
 """
 
 from __future__ import annotations
@@ -11,8 +11,7 @@ import copy
 from typing import Any
 
 import torch
-
-from trainers.logprobs import completion_hidden_states
+from rlenv.trainers.logprobs import completion_hidden_states
 
 
 class ValueHead(torch.nn.Module):

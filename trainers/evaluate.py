@@ -8,10 +8,10 @@ from typing import Any
 
 import numpy as np
 import torch
+from rlenv.trainers.rollout import HFGenerator, SamplingConfig, run_episodes
 
 from rlenv.evaluation import pass_at_k
 from rlenv.vector import TextVectorEnv
-from trainers.rollout import HFGenerator, SamplingConfig, run_episodes
 
 
 def evaluate(

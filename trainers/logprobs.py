@@ -246,7 +246,7 @@ def batch_logprobs(
     model: Any, batch: Any, *, micro_batch_size: int = 8, temperature: float = 1.0,
     chunk_size: int = DEFAULT_CHUNK_SIZE,
 ) -> torch.Tensor:
-    """``(B, T)`` log-probs of an :class:`~trainers.batch.EpisodeBatch`'s completions, without gradients.
+    """``(B, T)`` log-probs of an :class:`~rlenv.trainers.batch.EpisodeBatch`'s completions, without gradients.
 
     Runs ``micro_batch_size`` episodes per forward pass (used for old and reference log-probs).
     """

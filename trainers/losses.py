@@ -186,7 +186,7 @@ def aggregate(
     Normalizers default to this batch's own counts (tokens, non-empty rows, ``T``). Pass the
     counts of the **whole optimizer step** (all micro-batches, all ranks) and the micro-batch
     results *add up* to the global value: gradient accumulation and data parallelism then give
-    exactly the single-batch loss (ranks sum their gradients, see :mod:`trainers.distributed`).
+    exactly the single-batch loss (ranks sum their gradients, see :mod:`rlenv.trainers.distributed`).
     """
     m = mask.bool()
     masked = torch.where(m, loss, torch.zeros_like(loss))

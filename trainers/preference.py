@@ -3,12 +3,12 @@
 * :class:`PreferenceBatch` holds pairs as tensors: one left-padded prompt per pair and two
   right-padded completions (chosen, rejected). Build it from TRL-format rows (``prompt``,
   ``chosen``, ``rejected``; plain strings or chat messages) with :func:`encode_preference_rows`,
-  or from on-policy groups of an :class:`~trainers.batch.EpisodeBatch` with
+  or from on-policy groups of an :class:`~rlenv.trainers.batch.EpisodeBatch` with
   :func:`pairs_from_groups` (best vs worst completion of each group by env reward, ties skipped).
 * :class:`PreferenceTrainer` runs optimizer steps with any loss of
-  :mod:`trainers.preference_losses` (``dpo``, ``ipo``, ``kto``, ``simpo``, ``orpo``) on the
-  sequence log-probs of :func:`trainers.logprobs.sequence_logprobs`, against a frozen reference,
-  and logs the :class:`~trainers.preference_monitor.PreferenceMonitor` metrics every step.
+  :mod:`rlenv.trainers.preference_losses` (``dpo``, ``ipo``, ``kto``, ``simpo``, ``orpo``) on the
+  sequence log-probs of :func:`rlenv.trainers.logprobs.sequence_logprobs`, against a frozen reference,
+  and logs the :class:`~rlenv.trainers.preference_monitor.PreferenceMonitor` metrics every step.
 * :class:`OnlineDPO` alternates sampling groups from the current policy, ranking them with the
   environment, and preference steps on the resulting pairs.
 """
@@ -22,13 +22,9 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import torch
-from torch import Tensor, nn
-from tqdm.auto import tqdm
-
-from rlenv.sources import load_rows
-from trainers.batch import EpisodeBatch
-from trainers.logprobs import sequence_logprobs
-from trainers.preference_losses import (
+from rlenv.trainers.batch import EpisodeBatch
+from rlenv.trainers.logprobs import sequence_logprobs
+from rlenv.trainers.preference_losses import (
     PairLoss,
     average_logps,
     dpo_loss,
@@ -38,8 +34,8 @@ from trainers.preference_losses import (
     orpo_loss,
     simpo_loss,
 )
-from trainers.preference_monitor import PreferenceMonitor
-from trainers.rollout import (
+from rlenv.trainers.preference_monitor import PreferenceMonitor
+from rlenv.trainers.rollout import (
     EpisodeEnv,
     SamplingConfig,
     encode_completions,
@@ -47,6 +43,10 @@ from trainers.rollout import (
     make_generator,
     run_episodes,
 )
+from torch import Tensor, nn
+from tqdm.auto import tqdm
+
+from rlenv.sources import load_rows
 
 logger = logging.getLogger(__name__)
 
@@ -497,7 +497,7 @@ class OnlineDPO:
 
     Args:
         policy, tokenizer: The policy and its tokenizer.
-        env: The vector env (see :class:`trainers.rollout.EpisodeEnv`).
+        env: The vector env (see :class:`rlenv.trainers.rollout.EpisodeEnv`).
         config: An :class:`OnlineDPOConfig`.
         ref_model: Frozen reference (default: a copy of the policy at construction).
         evaluate: Optional ``evaluate(policy) -> dict`` run after every round (e.g. held-out pass@1).

@@ -4,13 +4,13 @@ A row is ``{"prompt": str, "completions": [step, ...], "labels": [bool, ...]}``.
 ``AutoModelForTokenClassification`` with two labels (0 = bad step, 1 = good step); each step is
 followed by ``step_suffix`` and its label sits on the last token of ``step + step_suffix``, every
 other token is ignored (-100) — TRL's PRM layout, built by :func:`rlenv.rm_inputs.stepwise_ids`
-exactly as :class:`envs.prm.PRMVerifier` reads it. The step suffix is recorded in the model config
+exactly as :class:`rlenv.envs.prm.PRMVerifier` reads it. The step suffix is recorded in the model config
 (``config.json`` once saved): the verifier reads it and splits completions on it. The loss is the
 token-level cross-entropy of the model (mean over labelled tokens of the batch).
 
 Example::
 
-    from trainers.prm import PRMConfig, step_accuracy, train_prm
+    from rlenv.trainers.prm import PRMConfig, step_accuracy, train_prm
     report = train_prm(model, tokenizer, rows, PRMConfig(learning_rate=3e-3, num_epochs=5))
     print(step_accuracy(model, tokenizer, held_out_rows))
     model.save_pretrained("prm"); tokenizer.save_pretrained("prm")    # PRMVerifier("prm") loads it
@@ -21,6 +21,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from rlenv.trainers.supervised import FitConfig, as_rows, fit, padded
+
 from rlenv.rm_inputs import (
     DEFAULT_STEP_SUFFIX,
     OVERLONG,
@@ -30,7 +32,6 @@ from rlenv.rm_inputs import (
     recorded_layout,
     stepwise_ids,
 )
-from trainers.supervised import FitConfig, as_rows, fit, padded
 
 #: Label id of a correct step (index 1 of the two outputs); 0 is an incorrect step.
 GOOD_LABEL = 1
@@ -39,11 +40,11 @@ IGNORE_INDEX = -100
 
 @dataclasses.dataclass
 class PRMConfig(FitConfig):
-    """Settings of :func:`train_prm` (optimization fields: see :class:`trainers.supervised.FitConfig`).
+    """Settings of :func:`train_prm` (optimization fields: see :class:`rlenv.trainers.supervised.FitConfig`).
 
     Attributes:
         step_suffix: Text appended to every step (TRL ``step_separator``, default ``"\\n"``);
-            recorded in the model config, where :class:`envs.prm.PRMVerifier` reads it (it also
+            recorded in the model config, where :class:`rlenv.envs.prm.PRMVerifier` reads it (it also
             splits completions into steps on it).
         max_length: Longest input in tokens (None: no limit).
         overlong: What happens to a row longer than ``max_length``: ``"truncate"`` (default) cuts

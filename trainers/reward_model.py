@@ -6,12 +6,12 @@ where ``r`` is the single output of an ``AutoModelForSequenceClassification(num_
 the last non-pad token. Inputs are laid out by :func:`rlenv.rm_inputs.pair_ids` as TRL's
 ``RewardTrainer`` lays them out: plain-text rows as ``prompt + completion + eos``, conversational
 rows through the chat template. The layout is recorded in the model config (``config.json`` once
-saved) and :class:`envs.safety.RewardModelVerifier` reads it, so a saved model scores as it was
+saved) and :class:`rlenv.envs.safety.RewardModelVerifier` reads it, so a saved model scores as it was
 trained.
 
 Example::
 
-    from trainers.reward_model import RewardModelConfig, pairwise_accuracy, train_reward_model
+    from rlenv.trainers.reward_model import RewardModelConfig, pairwise_accuracy, train_reward_model
     report = train_reward_model(model, tokenizer, train_rows, RewardModelConfig(learning_rate=1e-3, num_epochs=3))
     print(pairwise_accuracy(model, tokenizer, test_rows))
     model.save_pretrained("rm"); tokenizer.save_pretrained("rm")      # RewardModelVerifier("rm") loads it
@@ -23,6 +23,8 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
+from rlenv.trainers.supervised import FitConfig, as_rows, fit, padded
+
 from rlenv.rm_inputs import (
     OVERLONG,
     TRUNCATION_SIDES,
@@ -33,12 +35,11 @@ from rlenv.rm_inputs import (
     resolve_pair_layout,
     truncate,
 )
-from trainers.supervised import FitConfig, as_rows, fit, padded
 
 
 @dataclasses.dataclass
 class RewardModelConfig(FitConfig):
-    """Settings of :func:`train_reward_model` (optimization fields: see :class:`trainers.supervised.FitConfig`).
+    """Settings of :func:`train_reward_model` (optimization fields: see :class:`rlenv.trainers.supervised.FitConfig`).
 
     Attributes:
         max_length: Longest chosen or rejected input in tokens (None: no limit).

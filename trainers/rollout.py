@@ -22,11 +22,11 @@ from typing import Any, Protocol
 
 import numpy as np
 import torch
+from rlenv.trainers.advantages import zero_variance_groups
+from rlenv.trainers.batch import EpisodeBatch, step_rewards_to_tokens
 
 from rlenv.scoring import score_tasks
 from rlenv.types import Completion, RewardResult, Status
-from trainers.advantages import zero_variance_groups
-from trainers.batch import EpisodeBatch, step_rewards_to_tokens
 
 logger = logging.getLogger(__name__)
 
@@ -167,7 +167,7 @@ class SamplingConfig:
         batch_size: prompts per ``generate`` call (None = all at once; ``hf`` only).
         backend: ``"hf"`` (``transformers`` ``generate``, :class:`HFGenerator`) or ``"vllm"``
             (a colocated vLLM engine kept in sync with the policy,
-            :class:`~trainers.vllm_generator.VLLMGenerator`).
+            :class:`~rlenv.trainers.vllm_generator.VLLMGenerator`).
         backend_options: keyword arguments of the backend's generator (e.g. vLLM's
             ``gpu_memory_utilization``, ``max_model_len``).
     """
@@ -196,7 +196,7 @@ class SamplingConfig:
 def make_generator(policy: Any, tokenizer: Any, sampling: SamplingConfig) -> GenerateFn:
     """The generate function of ``sampling.backend`` for ``policy`` (vLLM is imported only when chosen)."""
     if sampling.backend == "vllm":
-        from trainers.vllm_generator import VLLMGenerator
+        from rlenv.trainers.vllm_generator import VLLMGenerator
 
         return VLLMGenerator(policy, tokenizer, sampling, **sampling.backend_options)
     return HFGenerator(policy, tokenizer, sampling)

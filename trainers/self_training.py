@@ -15,7 +15,7 @@ One loop, three presets (:data:`PRESETS`, :func:`self_training_config`):
 
 Every round logs the kept fraction, pass@1 and pass@k of the sampled groups (``k`` = group size)
 and, when an ``evaluate`` callback is given, its held-out metrics. Fine-tuning uses the loss and
-batching of :mod:`trainers.sft` (the RL warm-up's SFT) with one AdamW optimizer that persists
+batching of :mod:`rlenv.trainers.sft` (the RL warm-up's SFT) with one AdamW optimizer that persists
 across rounds, as an RL trainer's does. Truncated samples (no EOS before the
 length limit) are never kept: training on them would teach the policy to stop where the sampler
 was cut.
@@ -33,14 +33,20 @@ from typing import Any
 
 import numpy as np
 import torch
+from rlenv.trainers.batch import EpisodeBatch
+from rlenv.trainers.rollout import (
+    EpisodeEnv,
+    SamplingConfig,
+    decode_completions,
+    make_generator,
+    run_episodes,
+)
+from rlenv.trainers.sft import Example, sft_batch, sft_loss
 from torch import Tensor, nn
 from tqdm.auto import tqdm
 
 from rlenv.evaluation import pass_at_k
 from rlenv.scoring import score_tasks
-from trainers.batch import EpisodeBatch
-from trainers.rollout import EpisodeEnv, SamplingConfig, decode_completions, make_generator, run_episodes
-from trainers.sft import Example, sft_batch, sft_loss
 
 logger = logging.getLogger(__name__)
 

@@ -12,11 +12,10 @@ from collections.abc import Sequence
 from typing import Any
 
 import torch
+from rlenv.trainers.batch import EpisodeBatch
+from rlenv.trainers.logprobs import completion_logprobs
+from rlenv.trainers.rollout import Observation, encode_completions, encode_prompts
 from tqdm.auto import tqdm
-
-from trainers.batch import EpisodeBatch
-from trainers.logprobs import completion_logprobs
-from trainers.rollout import Observation, encode_completions, encode_prompts
 
 logger = logging.getLogger(__name__)
 

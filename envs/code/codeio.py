@@ -12,8 +12,9 @@ import functools
 from pathlib import Path
 from typing import Any
 
-from envs.code.formats import IOTests
-from envs.code.verifier import CodeVerifier
+from rlenv.envs.code.formats import IOTests
+from rlenv.envs.code.verifier import CodeVerifier
+
 from rlenv.env import TextEnv
 from rlenv.sources import DatasetSource
 from rlenv.types import Task

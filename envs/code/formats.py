@@ -10,8 +10,8 @@
   test, compared ``exact``-ly, token by token or with numeric tolerance.
 
 Tests always run in the sandbox's grader process, the candidate's values crossing as plain data
-(see :mod:`sandbox.jobs`). Each format may carry ``time_limit_s``, the task's own per-test time
-limit (see :mod:`envs.code.timing`), which overrides the verifier's default.
+(see :mod:`rlenv.sandbox.jobs`). Each format may carry ``time_limit_s``, the task's own per-test time
+limit (see :mod:`rlenv.envs.code.timing`), which overrides the verifier's default.
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ import dataclasses
 import functools
 from collections.abc import Sequence
 
-from envs.code.extraction import called_names, defines_function, extract_code, top_level_names
-from sandbox import FunctionJob, IOCase, Limits, ProgramJob
-from sandbox.runner import COMPARE_MODES
+from rlenv.envs.code.extraction import called_names, defines_function, extract_code, top_level_names
+from rlenv.sandbox import FunctionJob, IOCase, Limits, ProgramJob
+from rlenv.sandbox.runner import COMPARE_MODES
 
 
 def _group_asserts(source: str, statements: Sequence[ast.stmt]) -> tuple[str, ...] | None:
@@ -195,7 +195,7 @@ class IOTests:
     """Hidden stdin/stdout tests: ``cases`` is a sequence of ``(stdin, expected stdout)``.
 
     ``compare``: ``"exact"``, ``"tokens"`` (default) or ``"numeric"`` (``rel_tol``/``abs_tol``),
-    see :func:`sandbox.runner.compare_output`.
+    see :func:`rlenv.sandbox.runner.compare_output`.
     """
 
     cases: tuple[tuple[str, str], ...]

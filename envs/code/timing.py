@@ -12,10 +12,11 @@ import dataclasses
 import logging
 from collections.abc import Sequence
 
-from envs.code.formats import AssertTests, HumanEvalTests, IOTests
-from envs.code.verifier import CodeVerifier
+from rlenv.envs.code.formats import AssertTests, HumanEvalTests, IOTests
+from rlenv.envs.code.verifier import CodeVerifier
+from rlenv.sandbox import SandboxPool
+
 from rlenv.types import Status, Task
-from sandbox import SandboxPool
 
 logger = logging.getLogger(__name__)
 

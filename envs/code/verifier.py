@@ -6,10 +6,11 @@ import concurrent.futures as cf
 from collections.abc import Sequence
 from typing import Any
 
-from envs.code.extraction import BLOCK_CHOICES
-from envs.code.formats import AssertTests, HumanEvalTests, IOTests
+from rlenv.envs.code.extraction import BLOCK_CHOICES
+from rlenv.envs.code.formats import AssertTests, HumanEvalTests, IOTests
+from rlenv.sandbox import JobResult, JobStatus, Limits, SandboxPool, shared_pool
+
 from rlenv.types import RewardResult, Status, Task
-from sandbox import JobResult, JobStatus, Limits, SandboxPool, shared_pool
 
 #: Accepted ``reward`` modes.
 REWARD_MODES = ("all", "fraction")
@@ -20,21 +21,21 @@ _STATUS = {JobStatus.OK: Status.CORRECT, JobStatus.FAILED: Status.INCORRECT, Job
 
 class CodeVerifier:
     """Scores a completion by running its code against ``task.reference`` (an
-    :class:`~envs.code.formats.HumanEvalTests`, :class:`~envs.code.formats.AssertTests` or
-    :class:`~envs.code.formats.IOTests`) in the Docker sandbox.
+    :class:`~rlenv.envs.code.formats.HumanEvalTests`, :class:`~rlenv.envs.code.formats.AssertTests` or
+    :class:`~rlenv.envs.code.formats.IOTests`) in the Docker sandbox.
 
     Args:
         reward: ``"all"`` (default): 1.0 when every test passes, else 0.0; ``"fraction"``: the
             fraction of tests passed.
         test_timeout_s: Wall-clock limit of one test, seconds, for tasks that carry no limit of
             their own (``time_limit_s`` of the task's tests, e.g. from
-            :func:`envs.code.timing.calibrate_time_limits`).
+            :func:`rlenv.envs.code.timing.calibrate_time_limits`).
         max_timeout_s: Cap on the whole job's time limit (``test_timeout_s * (tests + 1)``); a
             task's own limit is not capped.
         memory_mb: Address-space limit of the candidate's processes, MiB.
         block: Which fenced code block to run when there are several (``"last"``, ``"first"``,
             ``"longest"``).
-        pool: The :class:`~sandbox.SandboxPool` to use (default: the process's shared pool,
+        pool: The :class:`~rlenv.sandbox.SandboxPool` to use (default: the process's shared pool,
             started on first use). Not pickled: a copy uses its process's shared pool.
 
     Statuses: ``correct`` (all tests pass), ``incorrect`` (a test failed, ran out of memory or

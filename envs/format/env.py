@@ -6,8 +6,9 @@ from collections.abc import Mapping
 from importlib.resources import files
 from typing import Any
 
-from envs.format.spec import format_from_spec
-from envs.format.tags import AnswerContent
+from rlenv.envs.format.spec import format_from_spec
+from rlenv.envs.format.tags import AnswerContent
+
 from rlenv.composition import Gate, WeightedSum
 from rlenv.env import TextEnv
 from rlenv.exact_match import ExactMatchVerifier
@@ -55,14 +56,14 @@ def make_format_env(
         data_files: Rows with a prompt column (and ``reference`` when ``answer_check`` is set);
             default: a small embedded sample that asks for think/answer tags.
         fields: Column mapping, as :class:`rlenv.DatasetSource`.
-        format: A format spec (see :mod:`envs.format.spec`).
+        format: A format spec (see :mod:`rlenv.envs.format.spec`).
         answer_check: None (format only), ``"exact_match"``, or any verifier scoring correctness.
         answer_tag: Correctness is checked on the content of this tag's block; None checks the
             whole completion.
         combine, format_weight: See :func:`format_reward`.
         **env_kwargs: :class:`rlenv.TextEnv` options (``prompt_template``, ``chat``, ...).
     """
-    data = data_files if data_files is not None else str(files("envs.format") / "sample.jsonl")
+    data = data_files if data_files is not None else str(files("rlenv.envs.format") / "sample.jsonl")
     source = DatasetSource(data, fields)
     verifier = format_from_spec(format)
     if answer_check is not None:

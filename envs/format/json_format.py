@@ -8,7 +8,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from envs.format.base import FormatVerifier
+from rlenv.envs.format.base import FormatVerifier
+
 from rlenv.types import Task
 
 #: Where :class:`JSONFormat` looks for the document.

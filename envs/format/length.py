@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from envs.format.base import FormatVerifier
+from rlenv.envs.format.base import FormatVerifier
+
 from rlenv.types import Task
 
 #: Units :class:`LengthBounds` can count.

@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from envs.format.base import FormatVerifier
+from rlenv.envs.format.base import FormatVerifier
+
 from rlenv.types import Task
 
 #: Matching modes of :class:`RegexFormat`.

@@ -20,10 +20,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from envs.format.json_format import JSONFormat
-from envs.format.length import LengthBounds
-from envs.format.regex import RegexFormat
-from envs.format.tags import ThinkAnswerFormat
+from rlenv.envs.format.json_format import JSONFormat
+from rlenv.envs.format.length import LengthBounds
+from rlenv.envs.format.regex import RegexFormat
+from rlenv.envs.format.tags import ThinkAnswerFormat
+
 from rlenv.composition import WeightedSum
 
 TYPES = {"think_answer": ThinkAnswerFormat, "regex": RegexFormat, "json": JSONFormat, "length": LengthBounds}

@@ -5,11 +5,11 @@ behind ``rlenv/GSM8K-v0``, ``rlenv/MATH-v0`` (and ``MATH-Full-v0``, ``AIME-2024-
 and ``rlenv/Arithmetic-v0``.
 """
 
-from envs.math.arithmetic import LEVELS, ArithmeticConfig, make_arithmetic_env
-from envs.math.competition_math import make_math_env
-from envs.math.extraction import ANSWER_FORMATS, Extraction, extract_answers, last_boxed
-from envs.math.gsm8k import make_gsm8k_env
-from envs.math.verifier import MathVerifier
+from rlenv.envs.math.arithmetic import LEVELS, ArithmeticConfig, make_arithmetic_env
+from rlenv.envs.math.competition_math import make_math_env
+from rlenv.envs.math.extraction import ANSWER_FORMATS, Extraction, extract_answers, last_boxed
+from rlenv.envs.math.gsm8k import make_gsm8k_env
+from rlenv.envs.math.verifier import MathVerifier
 
 __all__ = [
     "ANSWER_FORMATS", "LEVELS", "ArithmeticConfig", "Extraction", "MathVerifier", "extract_answers", "last_boxed",

@@ -28,7 +28,8 @@ import dataclasses
 import random
 from typing import Any
 
-from envs.math.verifier import MathVerifier
+from rlenv.envs.math.verifier import MathVerifier
+
 from rlenv.env import TextEnv
 from rlenv.sources import ProceduralSource
 from rlenv.types import Task

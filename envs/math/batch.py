@@ -2,14 +2,14 @@
 
 RL scores completions in groups (8-16 completions of one problem), and most of a group commits to
 a few final answers. :func:`grade_batch` gives every completion the status and details that
-:func:`envs.math.grading.grade` gives it alone, but does the work once per distinct answer:
+:func:`rlenv.envs.math.grading.grade` gives it alone, but does the work once per distinct answer:
 
 * **Answers are found here**, in the calling process, with
-  :func:`envs.math.extraction.extract_answers` (linear-time text processing of a completion
+  :func:`rlenv.envs.math.extraction.extract_answers` (linear-time text processing of a completion
   already capped at ``max_completion_chars``), and the hedging policy is applied to them
-  (:func:`plan`; it mirrors :func:`envs.math.grading.grade`, and ``tests/envs/math/test_math_batch.py``
+  (:func:`plan`; it mirrors :func:`rlenv.envs.math.grading.grade`, and ``tests/envs/math/test_math_batch.py``
   checks that the two agree on random groups).
-* **Checks run in the workers** (:mod:`envs.math.checks`), each under the pool's deadline: one
+* **Checks run in the workers** (:mod:`rlenv.envs.math.checks`), each under the pool's deadline: one
   *gold check* per distinct reference (its parse, cached in each worker by reference and
   settings) and one *answer check* per distinct ``(reference, cleaned answer)`` pair (parse the
   answer, compare it with the gold). A check's verdict applies to every completion that commits
@@ -38,9 +38,10 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from envs.math.config import GradingConfig
-from envs.math.extraction import clean_answer, extract_answers
-from envs.math.pool import Outcome, WorkerPool
+from rlenv.envs.math.config import GradingConfig
+from rlenv.envs.math.extraction import clean_answer, extract_answers
+
+from rlenv.worker_pool import Outcome, WorkerPool
 
 
 @dataclasses.dataclass(frozen=True)
@@ -49,12 +50,12 @@ class Plan:
 
     Attributes:
         details: ``format``, ``answer`` and, when it commits to several answers, ``answers``:
-            the details :func:`envs.math.grading.grade` reports, before any ``reason``.
+            the details :func:`rlenv.envs.math.grading.grade` reports, before any ``reason``.
         status: The status when no answer needs checking (``"unparsable"`` or ``"incorrect"``),
             else None.
         reason: Why, when ``status`` is set.
         answers: The cleaned answers to check, the final one first, then the others in the order
-            :func:`envs.math.grading.grade` checks them.
+            :func:`rlenv.envs.math.grading.grade` checks them.
         hedged: The prefix of a reason when the completion commits to several answers.
     """
 
@@ -69,7 +70,7 @@ def plan(config: GradingConfig, completion: str) -> Plan:
     """Find the answers ``completion`` commits to and apply the policy that needs no checking.
 
     ``unparsable`` (no answer, an empty or over-long final answer) and ``incorrect`` (more
-    different answers than ``max_answers``) are decided here, as in :func:`envs.math.grading.grade`.
+    different answers than ``max_answers``) are decided here, as in :func:`rlenv.envs.math.grading.grade`.
     """
     found = extract_answers(completion, config.formats, config.last_number)
     details: dict[str, Any] = {"format": found.format, "answer": found.final}
@@ -125,14 +126,14 @@ def grade_batch(pool: WorkerPool, config: GradingConfig, jobs: Sequence[tuple[st
     """Grade ``(reference, completion)`` jobs, sharing checks between them (see the module docstring).
 
     Args:
-        pool: Workers whose handler is :func:`envs.math.checks.check`.
+        pool: Workers whose handler is :func:`rlenv.envs.math.checks.check`.
         config: The grading settings.
         jobs: ``(reference, completion)`` pairs.
         timeout: Wall-clock seconds allowed per check.
 
     Returns:
         One outcome per job, in order: ``ok`` with ``(status, details)`` as
-        :func:`envs.math.grading.grade` returns them, ``timeout``, or ``error`` with its text.
+        :func:`rlenv.envs.math.grading.grade` returns them, ``timeout``, or ``error`` with its text.
     """
     plans = [plan(config, completion) for _, completion in jobs]
     golds: dict[str, Outcome | None] = dict.fromkeys(reference for reference, _ in jobs)

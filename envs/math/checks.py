@@ -1,4 +1,4 @@
-"""The checks of batch grading, run in worker processes (see :mod:`envs.math.batch`).
+"""The checks of batch grading, run in worker processes (see :mod:`rlenv.envs.math.batch`).
 
 A check is ``(reference, answer)``: with ``answer`` None it is the *gold check* (parse the
 reference), else the *answer check* (parse the cleaned answer and compare it with the gold). Each
@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import functools
 
-from envs.math import grading, latex_parsing
-from envs.math.config import GradingConfig
-from envs.math.grading import ParsedAnswer, answers_match, parse_answer, parse_reference
+from rlenv.envs.math import grading, latex_parsing
+from rlenv.envs.math.config import GradingConfig
+from rlenv.envs.math.grading import ParsedAnswer, answers_match, parse_answer, parse_reference
 
 #: Parsed gold answers each worker keeps (the least recently used are dropped first).
 GOLD_CACHE_SIZE = 4096
@@ -39,8 +39,8 @@ def check(config: GradingConfig, payload: tuple[str, str | None]) -> bool | None
 
 
 def init_worker() -> None:
-    """Worker-pool initializer: the faster LaTeX conversion (:mod:`envs.math.latex_parsing`), then
-    the grading warm-up (:func:`envs.math.grading.init_worker`); the caches start empty."""
+    """Worker-pool initializer: the faster LaTeX conversion (:mod:`rlenv.envs.math.latex_parsing`), then
+    the grading warm-up (:func:`rlenv.envs.math.grading.init_worker`); the caches start empty."""
     latex_parsing.install()
     grading.init_worker()
     gold_answer.cache_clear()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from envs.math.extraction import ANSWER_FORMATS, check_formats
+from rlenv.envs.math.extraction import ANSWER_FORMATS, check_formats
 
 HEDGING_POLICIES = ("all", "last")
 
@@ -14,7 +14,7 @@ class GradingConfig:
     """How answers are found and compared (hashable: it keys the workers' caches).
 
     Attributes:
-        formats: Answer formats in priority order (see :mod:`envs.math.extraction`).
+        formats: Answer formats in priority order (see :mod:`rlenv.envs.math.extraction`).
         last_number: Fall back to the last number when no format matches.
         hedging: ``"all"`` (every different answer must be correct) or ``"last"``.
         max_answer_chars: Longer answers are not parsed (a final one is ``unparsable``).

@@ -2,7 +2,7 @@
 
 Policy (see also the README section "Math environments"):
 
-* The answers come from :func:`envs.math.extraction.extract_answers`. None found, an empty
+* The answers come from :func:`rlenv.envs.math.extraction.extract_answers`. None found, an empty
   answer, or a final answer longer than ``max_answer_chars``: ``unparsable``.
 * **Hedging**: with ``hedging="all"`` (default) every different answer the completion commits to
   (all its ``\\boxed{}``, or all its ``####`` lines, ...) must be correct, so ``\\boxed{1} or
@@ -14,10 +14,10 @@ Policy (see also the README section "Math environments"):
   as LaTeX inside ``\\boxed{}`` by math-verify, with ``\\mathrm{e}``-style single letters
   unwrapped first.
 * **Comparison**: ``math_verify.verify(gold, prediction)``, gold first, math-verify's own
-  timeouts off (the deadline is enforced by :mod:`envs.math.pool`). math-verify's leniencies
+  timeouts off (the deadline is enforced by :mod:`rlenv.worker_pool`). math-verify's leniencies
   stay: ``x = 3`` vs ``3``, ``10\\%`` vs ``10`` vs ``0.1``, ``\\frac{2}{4}`` vs ``\\frac12``,
   ``1+1`` vs ``2``, units text, set order.
-* **Notations math-verify misreads** (:mod:`envs.math.answer_forms`): degrees (``90°``),
+* **Notations math-verify misreads** (:mod:`rlenv.envs.math.answer_forms`): degrees (``90°``),
   repeating decimals, scalar-times-matrix, Unicode math, thousands separators, inequalities as
   intervals, the spacing of ``i`` and a final period are rewritten before parsing; numbers with a
   base subscript, multiple-choice letters (and lists of them) and text answers
@@ -37,11 +37,11 @@ import re
 from typing import Any
 
 from math_verify import ExprExtractionConfig, LatexExtractionConfig, parse, verify
+from rlenv.envs.math.answer_forms import compare_forms, normalize_notation
+from rlenv.envs.math.config import GradingConfig
+from rlenv.envs.math.extraction import clean_answer, extract_answers
 from sympy import Basic, Integer, MatrixBase
 
-from envs.math.answer_forms import compare_forms, normalize_notation
-from envs.math.config import GradingConfig
-from envs.math.extraction import clean_answer, extract_answers
 from rlenv.boxed import braces_balanced
 
 _PLAIN_NUMBER = re.compile(
@@ -98,7 +98,7 @@ def parse_answer(answer: str) -> ParsedAnswer:
 
 def answers_match(gold: ParsedAnswer, pred: ParsedAnswer, config: GradingConfig) -> bool:
     """True when ``pred`` is equivalent to ``gold`` (by form for the notations of
-    :func:`~envs.math.answer_forms.compare_forms`, else math-verify, gold first; text when unparsed)."""
+    :func:`~rlenv.envs.math.answer_forms.compare_forms`, else math-verify, gold first; text when unparsed)."""
     by_form = compare_forms(gold.text, pred.text)
     if by_form is not None:
         return by_form

@@ -16,7 +16,7 @@ pure-Python runtime. :func:`install` changes two of its costs, never its results
   ``sympy.Integer(int(text))`` instead, the very object that parser returns. Anything else
   (decimals, other digits, very long numbers) still goes through ``sympy.Number``.
 
-The grading workers call :func:`install` at start (:func:`envs.math.checks.init_worker`); the
+The grading workers call :func:`install` at start (:func:`rlenv.envs.math.checks.init_worker`); the
 caller's process never does.
 """
 

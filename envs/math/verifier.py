@@ -7,14 +7,15 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
-from envs.math.batch import grade_batch
-from envs.math.config import GradingConfig
-from envs.math.extraction import ANSWER_FORMATS, clean_answer, extract_answers
-from envs.math.pool import Outcome, WorkerPool, shared_pool
-from rlenv.types import RewardResult, Status, Task
+from rlenv.envs.math.batch import grade_batch
+from rlenv.envs.math.config import GradingConfig
+from rlenv.envs.math.extraction import ANSWER_FORMATS, clean_answer, extract_answers
 
-_HANDLER = "envs.math.checks:check"
-_INITIALIZER = "envs.math.checks:init_worker"
+from rlenv.types import RewardResult, Status, Task
+from rlenv.worker_pool import Outcome, WorkerPool, shared_pool
+
+_HANDLER = "rlenv.envs.math.checks:check"
+_INITIALIZER = "rlenv.envs.math.checks:init_worker"
 
 
 def reference_answer(task: Task) -> str:
@@ -30,8 +31,8 @@ class MathVerifier:
     """Checks the final answer of a completion against ``task.reference`` with math-verify.
 
     Every check runs in a worker process under a hard wall-clock deadline (see
-    :mod:`envs.math.pool`); the workers are shared by all verifiers of a process and start on
-    first use. A batch is graded by its distinct answers (see :mod:`envs.math.batch`): answers
+    :mod:`rlenv.worker_pool`); the workers are shared by all verifiers of a process and start on
+    first use. A batch is graded by its distinct answers (see :mod:`rlenv.envs.math.batch`): answers
     are found in the calling process, each task's gold is parsed once per worker and each
     distinct (task, final answer) pair is checked once, with the results one-by-one grading
     gives. The verifier itself holds only its settings, so it pickles to a fresh handle.
@@ -39,7 +40,7 @@ class MathVerifier:
     Args:
         formats: Answer formats in priority order: ``"boxed"``, ``"gsm8k"`` (``#### 42``),
             ``"answer_tag"`` (``<answer>…</answer>``), ``"answer_is"`` (see
-            :mod:`envs.math.extraction`).
+            :mod:`rlenv.envs.math.extraction`).
         last_number: Fall back to the last number of the completion when no format matches.
         hedging: ``"all"`` (default): every different answer the completion commits to must be
             correct; ``"last"``: only the final one counts.

@@ -6,10 +6,11 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from envs.prm.steps import StepSplitter
-from envs.prm.stepwise import stepwise_source
-from envs.prm.synthetic import arithmetic_stepwise_rows
-from envs.prm.verifier import PRMVerifier
+from rlenv.envs.prm.steps import StepSplitter
+from rlenv.envs.prm.stepwise import stepwise_source
+from rlenv.envs.prm.synthetic import arithmetic_stepwise_rows
+from rlenv.envs.prm.verifier import PRMVerifier
+
 from rlenv.composition import Gate, WeightedSum
 from rlenv.env import TextEnv
 from rlenv.sources import DatasetSource, load_rows
@@ -19,7 +20,7 @@ OUTCOME_MODES = ("gate", "sum")
 
 
 def default_problems(n: int = 64, seed: int = 0) -> list[dict[str, Any]]:
-    """Synthetic arithmetic problems (:mod:`envs.prm.synthetic`) as ``{"id", "prompt", "reference"}`` rows.
+    """Synthetic arithmetic problems (:mod:`rlenv.envs.prm.synthetic`) as ``{"id", "prompt", "reference"}`` rows.
 
     No gold completions: which solutions a PRM accepts depends on the checkpoint.
     """

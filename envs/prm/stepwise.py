@@ -46,7 +46,7 @@ def step_label_accuracy(verifier: Any, rows: Sequence[dict[str, Any]], threshold
     """Fraction of the steps of ``rows`` whose PRM score is on the side of ``threshold`` their label says.
 
     Args:
-        verifier: A :class:`envs.prm.PRMVerifier` (its ``score_steps`` is used; batched).
+        verifier: A :class:`rlenv.envs.prm.PRMVerifier` (its ``score_steps`` is used; batched).
         rows: Stepwise rows.
         threshold: A step is predicted good when its score is ``>= threshold`` (default: the
             verifier's threshold).

@@ -6,9 +6,10 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from envs.hf import ModelVerifier
-from envs.prm.aggregate import AGGREGATIONS, DENSE_MODES, aggregate, dense_rewards, first_error
-from envs.prm.steps import Span, StepSplitter
+from rlenv.envs.hf import ModelVerifier
+from rlenv.envs.prm.aggregate import AGGREGATIONS, DENSE_MODES, aggregate, dense_rewards, first_error
+from rlenv.envs.prm.steps import Span, StepSplitter
+
 from rlenv.rm_inputs import (
     DEFAULT_STEP_SUFFIX,
     pair_ids,
@@ -35,7 +36,7 @@ class PRMVerifier(ModelVerifier):
     splitter cuts on ``step_suffix`` itself (``StepSplitter(separator=step_suffix)``): one setting
     says where steps end, as in TRL's PRM layout, where a completion is its steps joined by the
     separator. ``step_suffix`` is, first that applies: the argument; the suffix recorded in the
-    checkpoint's config by :func:`trainers.prm.train_prm`; ``"\\n"`` (TRL's default
+    checkpoint's config by :func:`rlenv.trainers.prm.train_prm`; ``"\\n"`` (TRL's default
     ``step_separator``). Pass ``splitter=`` when steps are delimited otherwise (``Step k:``
     headers, a step tag the policy never writes such as Qwen2.5-Math-PRM's ``"<extra_0>"`` with
     ``StepSplitter(separator="\\n\\n")``). A step whose text still holds ``step_suffix`` (e.g. a
@@ -57,7 +58,7 @@ class PRMVerifier(ModelVerifier):
 
     The result's ``value`` is ``aggregate(scores, aggregation)``; ``step_rewards`` carries the
     dense rewards (``dense`` mode: ``raw`` / ``clip`` with ``eta`` / ``delta``, see
-    :mod:`envs.prm.aggregate`) at each step's character span; ``details["step_scores"]`` the raw
+    :mod:`rlenv.envs.prm.aggregate`) at each step's character span; ``details["step_scores"]`` the raw
     scores. Status: ``correct`` when no step scores below ``threshold``, ``incorrect`` otherwise,
     ``unparsable`` (value 0) when the completion has no step. ``score_batch`` runs one forward
     per micro-batch across all completions. A completion whose steps alone exceed ``max_length``

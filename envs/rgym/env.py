@@ -18,8 +18,9 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from envs.rgym.checks import dataset_config
-from envs.rgym.verifier import FORMATS, ReasoningGymVerifier
+from rlenv.envs.rgym.checks import dataset_config
+from rlenv.envs.rgym.verifier import FORMATS, ReasoningGymVerifier
+
 from rlenv.env import TextEnv
 from rlenv.sources import ProceduralSource
 from rlenv.types import Task
@@ -28,7 +29,7 @@ NAMESPACE = "reasoning_gym"
 PROMPT_TEMPLATE = "{prompt}\n\nGive your final answer between <answer> and </answer> tags."
 #: Metadata keys holding an example solution, for datasets whose entries have no single answer.
 EXAMPLE_ANSWER_KEYS = ("possible_answer", "example_answer", "example_correct_answer")
-_INSTALL = "pip install 'rlenv[reasoning-gym]' (or pip install reasoning-gym)"
+_INSTALL = "pip install 'rlenv-lm[reasoning-gym]' (or pip install reasoning-gym)"
 
 
 def env_id(name: str) -> str:
@@ -93,7 +94,7 @@ def make_reasoning_gym_env(
         name: The reasoning-gym dataset, e.g. ``"chain_sum"`` (``rlenv list`` shows them all).
         size: Number of tasks (default: the dataset config's, usually 500).
         seed: The dataset's seed (default 0).
-        formats, hedging, partial_credit, timeout: See :class:`~envs.rgym.verifier.ReasoningGymVerifier`.
+        formats, hedging, partial_credit, timeout: See :class:`~rlenv.envs.rgym.verifier.ReasoningGymVerifier`.
         prompt_template, chat, system_prompt, max_completion_chars, render_mode: See
             :class:`~rlenv.env.TextEnv`; the default template asks for ``<answer>`` tags.
         **config: The dataset's own config fields (e.g. ``min_terms=2`` for ``chain_sum``); a

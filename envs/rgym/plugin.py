@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import importlib.util
 
-from envs.rgym.env import dataset_classes, env_id
+from rlenv.envs.rgym.env import dataset_classes, env_id
+
 from rlenv.registry import is_registered, register
 
 #: The factory every reasoning-gym id points at (with ``name=`` the dataset).
-ENTRY_POINT = "envs.rgym.env:make_reasoning_gym_env"
+ENTRY_POINT = "rlenv.envs.rgym.env:make_reasoning_gym_env"
 
 
 def describe(dataset_class: type) -> str:

@@ -1,9 +1,9 @@
 """``ReasoningGymVerifier``: reasoning-gym's own ``score_answer``, behind rlenv's answer extraction and statuses.
 
-The answer is found as the math envs find theirs (:func:`envs.math.extraction.extract_answers`;
+The answer is found as the math envs find theirs (:func:`rlenv.envs.math.extraction.extract_answers`;
 reasoning-gym's ``<answer>…</answer>`` first, then ``\\boxed{}``, ``#### …`` and "the answer is
 …"). Each distinct answer is scored by the dataset's ``score_answer`` in a worker process under a
-wall-clock deadline and a memory cap (:mod:`envs.math.pool`, :mod:`envs.rgym.checks`): several
+wall-clock deadline and a memory cap (:mod:`rlenv.worker_pool`, :mod:`rlenv.envs.rgym.checks`): several
 reasoning-gym scorers hand the answer to sympy's ``parse_expr``/``sympify``, which evaluate it as
 Python. So answers that look like Python code (a double underscore, ``lambda``, or a call of
 ``eval``, ``exec``, ``open``, ``getattr``, ...) are refused before any scorer sees them. This
@@ -22,9 +22,10 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from envs.math.extraction import check_formats, extract_answers
-from envs.math.pool import Outcome, WorkerPool, shared_pool
+from rlenv.envs.math.extraction import check_formats, extract_answers
+
 from rlenv.types import RewardResult, Status, Task
+from rlenv.worker_pool import Outcome, WorkerPool, shared_pool
 
 #: Answer formats in priority order: reasoning-gym's own ``<answer>`` tags first.
 FORMATS = ("answer_tag", "boxed", "gsm8k", "answer_is")
@@ -32,8 +33,8 @@ HEDGING_POLICIES = ("all", "last")
 #: Answers that look like Python code are refused (see the module docstring).
 CODE_LIKE = re.compile(r"__|\blambda\b|\b(?:eval|exec|compile|open|getattr|setattr|delattr|globals|locals|vars"
                        r"|breakpoint|input|exit|quit|help|memoryview)\s*\(")
-_HANDLER = "envs.rgym.checks:score"
-_INITIALIZER = "envs.rgym.checks:init_worker"
+_HANDLER = "rlenv.envs.rgym.checks:score"
+_INITIALIZER = "rlenv.envs.rgym.checks:init_worker"
 _FULL = 1.0 - 1e-9
 
 
@@ -52,7 +53,7 @@ class ReasoningGymVerifier:
     Args:
         dataset: The reasoning-gym dataset name, e.g. ``"chain_sum"``.
         config: The dataset's config (its scorer may read it), JSON-serializable.
-        formats: Answer formats in priority order (names of :data:`envs.math.extraction.ANSWER_FORMATS`).
+        formats: Answer formats in priority order (names of :data:`rlenv.envs.math.extraction.ANSWER_FORMATS`).
         hedging: ``"all"`` (default): every different answer is scored and the lowest score counts,
             so hedging never pays; ``"last"``: only the final answer.
         partial_credit: Pay reasoning-gym's score below 1.0 too (default); False pays 0.0 then.

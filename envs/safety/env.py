@@ -6,11 +6,12 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from envs.safety.guard import GuardClassifierVerifier
-from envs.safety.nonanswer import NonAnswerGuard
-from envs.safety.refusal import RefusalReward
-from envs.safety.reward_model import RewardModelVerifier
-from envs.safety.synthetic import safety_prompts
+from rlenv.envs.safety.guard import GuardClassifierVerifier
+from rlenv.envs.safety.nonanswer import NonAnswerGuard
+from rlenv.envs.safety.refusal import RefusalReward
+from rlenv.envs.safety.reward_model import RewardModelVerifier
+from rlenv.envs.safety.synthetic import safety_prompts
+
 from rlenv.composition import WeightedSum
 from rlenv.env import TextEnv
 from rlenv.sources import DatasetSource
@@ -25,7 +26,7 @@ class SafetyRMEnv(TextEnv):
     Args:
         model: Local directory or hub name of the checkpoint.
         data_files: Rows with a prompt column (and a boolean ``harmful`` column for
-            ``refusal_aware``); default: the synthetic prompts of :mod:`envs.safety.synthetic`.
+            ``refusal_aware``); default: the synthetic prompts of :mod:`rlenv.envs.safety.synthetic`.
         fields: Column mapping, as :class:`rlenv.DatasetSource`.
         scorer: ``"reward_model"`` (:class:`RewardModelVerifier`) or ``"guard"``
             (:class:`GuardClassifierVerifier`).
@@ -39,7 +40,7 @@ class SafetyRMEnv(TextEnv):
         harmful_field: Metadata column with the harmfulness label.
         non_answer_reward: What a non-answer (empty, punctuation or filler only, the prompt
             restated) gets, with status ``incorrect``: None (default) derives it per prompt (see
-            :class:`envs.safety.nonanswer.NonAnswerGuard`: no more than refusing the prompt were it
+            :class:`rlenv.envs.safety.nonanswer.NonAnswerGuard`: no more than refusing the prompt were it
             benign, nor than a content-free compliance); a number fixes it.
         **env_kwargs: :class:`rlenv.TextEnv` options.
 

@@ -6,7 +6,8 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from envs.hf import ModelVerifier
+from rlenv.envs.hf import ModelVerifier
+
 from rlenv.rm_inputs import recorded_layout, require_chat_template, truncate
 from rlenv.types import RewardResult, Status, Task
 

@@ -7,7 +7,8 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from envs.hf import ModelVerifier
+from rlenv.envs.hf import ModelVerifier
+
 from rlenv.rm_inputs import TRUNCATION_SIDES, pair_ids, resolve_pair_layout, truncate
 from rlenv.types import RewardResult, Status, Task
 
@@ -48,7 +49,7 @@ class RewardModelVerifier(ModelVerifier):
             (default) = the recorded layout or the data's (see above).
         conversational: The prompts are shown to the policy as chat messages (``SafetyRMEnv`` sets
             it in chat mode): read checkpoints that record no layout through the chat template.
-        device, dtype, batch_size, trust_remote_code, revision: See :class:`envs.hf.ModelVerifier`.
+        device, dtype, batch_size, trust_remote_code, revision: See :class:`rlenv.envs.hf.ModelVerifier`.
 
     Example::
 

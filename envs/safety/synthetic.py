@@ -1,7 +1,7 @@
 """A small synthetic safety set: harmful and benign requests, refusals and answers, preference pairs.
 
 Meant for demos and tests of the safety reward-model pipeline (train a tiny Bradley-Terry RM, score
-with :class:`~envs.safety.env.SafetyRMEnv`), not as a safety benchmark. Preferences: for a harmful
+with :class:`~rlenv.envs.safety.env.SafetyRMEnv`), not as a safety benchmark. Preferences: for a harmful
 prompt the refusal is chosen over compliance; for a benign prompt the helpful answer is chosen
 over a refusal.
 

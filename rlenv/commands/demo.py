@@ -1,11 +1,11 @@
 """``rlenv demo``: train a tiny policy with GRPO on ``rlenv/Arithmetic-v0``, on CPU, with no downloads.
 
-1. builds a tiny character-level Llama policy locally (:mod:`trainers.tiny`);
+1. builds a tiny character-level Llama policy locally (:mod:`rlenv.trainers.tiny`);
 2. sets ``heldout`` distinct problems aside: SFT and GRPO never see them (training draws that
    would repeat one are redrawn);
-3. warms the policy up with a short SFT on gold completions of training problems (:func:`trainers.sft`);
+3. warms the policy up with a short SFT on gold completions of training problems (:func:`rlenv.trainers.sft`);
 4. measures held-out pass@1 (sampled completions at temperature 1, bootstrap CI over problems);
-5. trains with GRPO (:class:`trainers.Trainer`), measuring held-out pass@1 every few steps;
+5. trains with GRPO (:class:`rlenv.trainers.Trainer`), measuring held-out pass@1 every few steps;
 6. compares the final pass@1 with step 0 on the same problems (paired CI and p-value);
 7. writes ``demo.png`` (training reward and held-out pass@1 per step), ``demo.json`` and the
    evaluation directories (``eval-step-NNNN/``, see ``rlenv eval``).
@@ -151,10 +151,10 @@ def run_demo(preset: DemoConfig, out: Path, seed: int = 0, progress: bool = True
     import rlenv
     from rlenv.evaluation import EvalOptions, compare_results, evaluate_policy, read_results
     from rlenv.inference.hf import policy_generate
-    from trainers import Trainer
-    from trainers.rollout import SamplingConfig
-    from trainers.sft import gold_examples, sft
-    from trainers.tiny import tiny_causal_lm, tiny_tokenizer
+    from rlenv.trainers import Trainer
+    from rlenv.trainers.rollout import SamplingConfig
+    from rlenv.trainers.sft import gold_examples, sft
+    from rlenv.trainers.tiny import tiny_causal_lm, tiny_tokenizer
 
     start = time.perf_counter()
     out.mkdir(parents=True, exist_ok=True)

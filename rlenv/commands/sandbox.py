@@ -35,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
 def _build(args: argparse.Namespace) -> int:
     import docker
 
-    from sandbox import build
+    from rlenv.sandbox import build
 
     logging.getLogger("sandbox").setLevel(logging.INFO)
     try:
@@ -58,7 +58,7 @@ def _build(args: argparse.Namespace) -> int:
 
 
 def _doctor(args: argparse.Namespace) -> int:
-    from sandbox import doctor
+    from rlenv.sandbox import doctor
 
     if args.clean:
         try:

@@ -71,8 +71,8 @@ def parse_assignments(pairs: list[str], what: str) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from trainers import Trainer, TrainerConfig, gold_examples, sft
-    from trainers.algorithms import resolve
+    from rlenv.trainers import Trainer, TrainerConfig, gold_examples, sft
+    from rlenv.trainers.algorithms import resolve
 
     env = make_env_from_args(args)
     algorithm = resolve(args.algorithm)
@@ -100,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
     trainer = Trainer(model, env, algorithm, config, tokenizer=tokenizer)
     history = trainer.train(resume_from=args.resume)
     trainer.save_checkpoint(args.output / f"checkpoint-{trainer.step}")
-    from trainers import distributed
+    from rlenv.trainers import distributed
 
     if distributed.rank() == 0:
         final = args.output / "final"

@@ -41,7 +41,7 @@ class OpenAIGenerate:
         try:
             import openai
         except ImportError as exc:
-            raise ImportError("the openai backend needs the openai client: pip install 'rlenv[inference]'") from exc
+            raise ImportError("the openai backend needs the openai client: pip install 'rlenv-lm[inference]'") from exc
         if concurrency < 1:
             raise ValueError(f"concurrency must be >= 1, got {concurrency}")
         if max_retries < 0 or not timeout > 0:

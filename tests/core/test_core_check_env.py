@@ -33,7 +33,7 @@ def test_check_env_catches_an_unpicklable_verifier():
 @pytest.fixture(scope="module")
 def required_overrides(tmp_path_factory):
     """Envs scored by a model need a checkpoint: tiny ones built and saved locally."""
-    from trainers.tiny import save_tiny, tiny_sequence_classifier, tiny_token_classifier, tiny_tokenizer
+    from rlenv.trainers.tiny import save_tiny, tiny_sequence_classifier, tiny_token_classifier, tiny_tokenizer
 
     root = tmp_path_factory.mktemp("checkpoints")
     tokenizer = tiny_tokenizer()

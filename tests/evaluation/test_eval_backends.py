@@ -51,8 +51,7 @@ def wait_for(url: str, deadline_s: float, process: subprocess.Popen | None = Non
 @pytest.fixture(scope="module")
 def checkpoint(tmp_path_factory):
     import torch
-
-    from trainers.tiny import save_tiny, tiny_causal_lm, tiny_tokenizer
+    from rlenv.trainers.tiny import save_tiny, tiny_causal_lm, tiny_tokenizer
 
     tokenizer = tiny_tokenizer()
     model = tiny_causal_lm(tokenizer, hidden_size=64, num_heads=1, seed=5)

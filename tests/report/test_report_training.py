@@ -14,8 +14,8 @@ from rlenv.wrappers import RepetitionPenalty
 @pytest.fixture(scope="module")
 def train_dir(tmp_path_factory):
     """Three GRPO steps of an untrained tiny policy (flag-only repetition detector), two samples logged per step."""
-    from trainers import Trainer
-    from trainers.tiny import tiny_causal_lm, tiny_tokenizer
+    from rlenv.trainers import Trainer
+    from rlenv.trainers.tiny import tiny_causal_lm, tiny_tokenizer
 
     out = tmp_path_factory.mktemp("train")
     tok = tiny_tokenizer()

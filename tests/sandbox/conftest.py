@@ -1,8 +1,7 @@
 """Sandbox pools for the sandbox tests, on the real Docker sandbox (``docker_ready`` in tests/conftest.py)."""
 
 import pytest
-
-from sandbox import SandboxPool
+from rlenv.sandbox import SandboxPool
 
 
 @pytest.fixture(scope="session")

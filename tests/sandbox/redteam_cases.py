@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import textwrap
 
-from sandbox import FunctionJob, IOCase, Limits, ProgramJob
+from rlenv.sandbox import FunctionJob, IOCase, Limits, ProgramJob
 
 LIMITS = Limits(timeout_s=6.0, test_timeout_s=2.0, memory_mb=256)
 TEST = "assert f(3) == 9"

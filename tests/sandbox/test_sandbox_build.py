@@ -7,8 +7,7 @@ import textwrap
 
 import docker
 import pytest
-
-from sandbox import ContainerSpec, FunctionJob, IOCase, ProgramJob, SandboxPool, build
+from rlenv.sandbox import ContainerSpec, FunctionJob, IOCase, ProgramJob, SandboxPool, build
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -114,6 +113,6 @@ def test_with_ci_true_docker_tests_fail_instead_of_skipping(tmp_path):
     (RuntimeError("server gave HTTP 500"), "is not usable: server gave HTTP 500"),
 ])
 def test_doctor_words_for_engine_problems(error, advice):
-    from sandbox.doctor import _engine_problem
+    from rlenv.sandbox.doctor import _engine_problem
 
     assert advice in _engine_problem(error)

@@ -6,10 +6,9 @@ import math
 import os
 
 import pytest
-
-from sandbox import FunctionJob, IOCase, JobResult, JobStatus, Limits, ProgramJob, TestStatus
-from sandbox.jobs import encode_job
-from sandbox.runner import (
+from rlenv.sandbox import FunctionJob, IOCase, JobResult, JobStatus, Limits, ProgramJob, TestStatus
+from rlenv.sandbox.jobs import encode_job
+from rlenv.sandbox.runner import (
     Unencodable,
     _install_fds,
     _read_small,

@@ -11,9 +11,8 @@ import time
 
 import docker
 import pytest
-
-import sandbox
-from sandbox import (
+import rlenv.sandbox
+from rlenv.sandbox import (
     ContainerSpec,
     FunctionJob,
     IOCase,
@@ -24,7 +23,7 @@ from sandbox import (
     SandboxPool,
     SandboxUnavailable,
 )
-from sandbox.container import (
+from rlenv.sandbox.container import (
     LABEL,
     POOL_LABEL,
     RUNNER_CAPABILITIES,
@@ -192,18 +191,18 @@ def test_pool_starts_lazily_and_close_removes_its_containers(docker_ready, clien
 
 
 def test_shared_pool_is_one_per_process(docker_ready):
-    shared = sandbox.shared_pool()
+    shared = rlenv.sandbox.shared_pool()
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:
-        child = sandbox.shared_pool()
+        child = rlenv.sandbox.shared_pool()
         os.write(write, b"own" if child is not shared and child.pid == os.getpid() else b"parent's")
         os._exit(0)
     os.waitpid(pid, 0)
     os.close(write)
     assert os.read(read, 100) == b"own"
     os.close(read)
-    assert sandbox.shared_pool() is shared
+    assert rlenv.sandbox.shared_pool() is shared
 
 
 def test_a_pool_refuses_to_run_in_a_forked_child(docker_ready):
@@ -229,7 +228,7 @@ def test_a_job_needing_more_memory_than_the_containers_is_refused(pool):
 
 
 def test_a_bug_in_a_worker_still_resolves_the_job(docker_ready, monkeypatch):
-    from sandbox import jobs
+    from rlenv.sandbox import jobs
 
     original = jobs.JobResult.from_report
     calls = []
@@ -261,7 +260,7 @@ def test_missing_engine_is_a_clear_error(monkeypatch):
 SCRIPT = """
 import sys, time
 sys.path.insert(0, {repo!r})
-from sandbox import Limits, ProgramJob, SandboxPool
+from rlenv.sandbox import Limits, ProgramJob, SandboxPool
 pool = SandboxPool(2).start()
 print(pool.pool_id, flush=True)
 pool.run(ProgramJob("import time\\ntime.sleep(60)", limits=Limits(timeout_s=90, test_timeout_s=80)))

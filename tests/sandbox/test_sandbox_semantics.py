@@ -5,8 +5,7 @@ compare equal to data."""
 import textwrap
 
 import pytest
-
-from sandbox import FunctionJob, JobStatus, Limits
+from rlenv.sandbox import FunctionJob, JobStatus, Limits
 
 pytestmark = pytest.mark.docker
 

@@ -8,8 +8,7 @@ import math
 
 import pytest
 import torch
-
-from trainers.preference_losses import (
+from rlenv.trainers.preference_losses import (
     average_logps,
     dpo_loss,
     ipo_loss,

@@ -4,11 +4,9 @@ import logging
 
 import pytest
 import torch
-from trainer_helpers import tiny_policy
-
-from trainers.batch import EpisodeBatch
-from trainers.logprobs import sequence_logprobs
-from trainers.preference import (
+from rlenv.trainers.batch import EpisodeBatch
+from rlenv.trainers.logprobs import sequence_logprobs
+from rlenv.trainers.preference import (
     OnlineDPO,
     OnlineDPOConfig,
     PreferenceConfig,
@@ -17,8 +15,9 @@ from trainers.preference import (
     pair_logps,
     pairs_from_groups,
 )
-from trainers.rollout import SamplingConfig, ScoreFnEnv
-from trainers.tiny import tiny_tokenizer
+from rlenv.trainers.rollout import SamplingConfig, ScoreFnEnv
+from rlenv.trainers.tiny import tiny_tokenizer
+from trainer_helpers import tiny_policy
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
@@ -129,7 +128,7 @@ def test_pref_dpo_displacement_is_reported(caplog):
     rows = [{"prompt": f"{a}+{b}=", "chosen": "9" * 6, "rejected": "9" * 5 + "8"} for a in range(4) for b in range(4)]
     pairs = encode_preference_rows(tok, rows)
     trainer = PreferenceTrainer(model, PreferenceConfig(loss="dpo", learning_rate=3e-3, batch_size=16))
-    with caplog.at_level(logging.WARNING, logger="trainers.preference_monitor"):
+    with caplog.at_level(logging.WARNING, logger="rlenv.trainers.preference_monitor"):
         history = trainer.fit(pairs, epochs=25, progress=False)
     assert history[-1]["rewards/margin"] > 0
     # the check is the monitor's arithmetic on real training: each step's flag matches its own metrics

@@ -8,13 +8,18 @@ import random
 import pytest
 import torch
 import torch.nn.functional as F
+from rlenv.envs.safety import RewardModelVerifier, SafetyRMEnv
+from rlenv.envs.safety.synthetic import REFUSALS, answer, safety_preference_pairs, safety_prompts
+from rlenv.trainers.reward_model import RewardModelConfig, pairwise_accuracy, train_reward_model
+from rlenv.trainers.tiny import (
+    save_tiny,
+    tiny_sequence_classifier,
+    tiny_token_classifier,
+    tiny_word_tokenizer,
+)
 
 import rlenv
-from envs.safety import RewardModelVerifier, SafetyRMEnv
-from envs.safety.synthetic import REFUSALS, answer, safety_preference_pairs, safety_prompts
 from rlenv.rm_inputs import pair_ids
-from trainers.reward_model import RewardModelConfig, pairwise_accuracy, train_reward_model
-from trainers.tiny import save_tiny, tiny_sequence_classifier, tiny_token_classifier, tiny_word_tokenizer
 
 TRAIN, TEST = safety_preference_pairs("train"), safety_preference_pairs("test")
 CONFIG = RewardModelConfig(learning_rate=3e-3, num_epochs=6, batch_size=16, seed=0, progress=False)
@@ -105,9 +110,8 @@ def test_first_step_loss_is_the_bradley_terry_loss_with_margin_and_centring():
 
 
 def test_pair_layout_is_trl_reward_trainers_tokenization():
+    from rlenv.trainers.tiny import tiny_tokenizer
     from trl.data_utils import _tokenize  # what TRL's RewardTrainer applies to each chosen/rejected side
-
-    from trainers.tiny import tiny_tokenizer
 
     plain, chat = tiny_tokenizer(), tiny_tokenizer(chat_template=True)
     prompt, completion = "How do I bake bread?", "Mix, knead, bake."

@@ -2,11 +2,8 @@
 
 import pytest
 import torch
-from trainer_helpers import addition_env, tiny_policy
-
-from rlenv import TextVectorEnv
-from trainers.rollout import SamplingConfig, run_episodes
-from trainers.self_training import (
+from rlenv.trainers.rollout import SamplingConfig, run_episodes
+from rlenv.trainers.self_training import (
     PRESETS,
     SelfTrainer,
     SelfTrainingConfig,
@@ -14,7 +11,10 @@ from trainers.self_training import (
     select_samples,
     self_training_config,
 )
-from trainers.sft import sft
+from rlenv.trainers.sft import sft
+from trainer_helpers import addition_env, tiny_policy
+
+from rlenv import TextVectorEnv
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 

@@ -12,9 +12,8 @@ import pytest
 import torch
 import torch.distributed
 import torch.multiprocessing as mp
+from rlenv.trainers import EpisodeBatch, Trainer
 from trainer_helpers import tiny_policy
-
-from trainers import EpisodeBatch, Trainer
 
 ALGORITHMS = ["reinforce_pp", "reinforce_pp_baseline", "grpo", "dr_grpo", "ppo"]
 #: Episodes per rank: groups 0-2 (6 episodes) on rank 0, group 3 (2 episodes) on rank 1.
@@ -44,7 +43,7 @@ def run_update(algorithm, rows, micro_batch_size):
 
 
 def trainer_needs_ref(algorithm):
-    from trainers import ALGORITHMS as PRESETS
+    from rlenv.trainers import ALGORITHMS as PRESETS
 
     return PRESETS[algorithm].kl_coef > 0
 

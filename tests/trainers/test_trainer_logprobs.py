@@ -1,16 +1,15 @@
 import pytest
 import torch
-from trainer_helpers import tiny_policy
-
-from trainers.batch import EpisodeBatch
-from trainers.logprobs import (
+from rlenv.trainers.batch import EpisodeBatch
+from rlenv.trainers.logprobs import (
     batch_logprobs,
     completion_logprobs,
     entropy_from_logits,
     selective_log_softmax,
     sequence_logprobs,
 )
-from trainers.rollout import HFGenerator, SamplingConfig
+from rlenv.trainers.rollout import HFGenerator, SamplingConfig
+from trainer_helpers import tiny_policy
 
 
 @pytest.fixture(scope="module")

@@ -1,9 +1,6 @@
 import pytest
 import torch
-from trainer_helpers import addition_env, tiny_policy
-
-from rlenv import RewardResult, Status, StepReward, TextVectorEnv
-from trainers.rollout import (
+from rlenv.trainers.rollout import (
     Generation,
     HFGenerator,
     SamplingConfig,
@@ -14,6 +11,9 @@ from trainers.rollout import (
     run_episodes,
     zero_variance_groups,
 )
+from trainer_helpers import addition_env, tiny_policy
+
+from rlenv import RewardResult, Status, StepReward, TextVectorEnv
 
 
 @pytest.fixture(scope="module")

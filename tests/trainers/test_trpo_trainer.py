@@ -1,6 +1,6 @@
 """PPO-KLPEN and TRPO on a tiny language-model policy, through the shared Trainer.
 
-``trainers.trust_region_trainer`` registers the ``ppo_klpen`` policy loss when imported; it is
+``rlenv.trainers.trust_region_trainer`` registers the ``ppo_klpen`` policy loss when imported; it is
 imported by the ``tr`` fixture (at run time, not at collection) because
 ``test_trainer_losses.py::test_registry_and_errors`` pins the exact list of registered losses.
 """
@@ -10,11 +10,10 @@ import math
 
 import pytest
 import torch
+from rlenv.trainers import gold_examples, losses, sft
+from rlenv.trainers.logprobs import completion_hidden_states
+from rlenv.trainers.trust_region import klpen_token_loss
 from trainer_helpers import addition_env, tiny_policy
-
-from trainers import gold_examples, losses, sft
-from trainers.logprobs import completion_hidden_states
-from trainers.trust_region import klpen_token_loss
 
 BASE = dict(num_tasks=8, max_new_tokens=4, micro_batch_size=32, progress=False)
 
@@ -24,7 +23,7 @@ pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 @pytest.fixture(scope="module")
 def tr():
-    import trainers.trust_region_trainer as module
+    import rlenv.trainers.trust_region_trainer as module
 
     return module
 

@@ -4,9 +4,7 @@ import math
 
 import pytest
 import torch
-from torch import nn
-
-from trainers.trust_region import (
+from rlenv.trainers.trust_region import (
     AdaptiveKLController,
     conjugate_gradient,
     fisher_vector_product,
@@ -14,6 +12,7 @@ from trainers.trust_region import (
     klpen_token_loss,
     trpo_step,
 )
+from torch import nn
 
 
 def test_trpo_adaptive_kl_rule():

@@ -8,6 +8,10 @@ import logging
 
 import pytest
 import torch
+from rlenv.trainers import ALGORITHMS, Trainer, gold_examples, sft
+from rlenv.trainers.logprobs import completion_logprobs
+from rlenv.trainers.rollout import HFGenerator, SamplingConfig, make_generator
+from rlenv.trainers.tiny import tiny_causal_lm, tiny_tokenizer
 from trainer_helpers import (
     MAX_NEW_TOKENS,
     SFT_BATCH,
@@ -17,11 +21,6 @@ from trainer_helpers import (
     make_task_env,
     training_split,
 )
-
-from trainers import ALGORITHMS, Trainer, gold_examples, sft
-from trainers.logprobs import completion_logprobs
-from trainers.rollout import HFGenerator, SamplingConfig, make_generator
-from trainers.tiny import tiny_causal_lm, tiny_tokenizer
 
 pytest.importorskip("vllm")
 
@@ -131,9 +130,9 @@ def test_grpo_with_vllm_rollouts_learns_like_hf(one_torch_thread):
 
 
 def test_online_dpo_and_self_training_sample_through_vllm():
-    from trainers.preference import OnlineDPO, OnlineDPOConfig, PreferenceConfig
-    from trainers.rollout import ScoreFnEnv
-    from trainers.self_training import SelfTrainer, SelfTrainingConfig
+    from rlenv.trainers.preference import OnlineDPO, OnlineDPOConfig, PreferenceConfig
+    from rlenv.trainers.rollout import ScoreFnEnv
+    from rlenv.trainers.self_training import SelfTrainer, SelfTrainingConfig
 
     def digit_share(prompts, completions):
         return [sum(ch.isdigit() for ch in c) / 4 for c in completions]

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import random
 
+from rlenv.trainers.tiny import tiny_causal_lm, tiny_tokenizer
+
 import rlenv
 from rlenv import (
     ProceduralSource,
@@ -18,7 +20,6 @@ from rlenv import (
     disjoint_split,
     distinct_prompt_indices,
 )
-from trainers.tiny import tiny_causal_lm, tiny_tokenizer
 
 #: Learning task: held-out evaluation uses the first HELD_OUT_PROBLEMS distinct problems drawn from index
 #: HELD_OUT_START on; training (SFT and RL) uses TRAIN_SIZE tasks whose prompts are none of those problems.
@@ -78,7 +79,7 @@ SFT_STEPS, SFT_BATCH, SFT_LR = 150, 16, 3e-3
 
 def held_out_pass_at_1(model, tok, env: TextEnv) -> float:
     """Unbiased pass@1 from 16 samples at temperature 1 on each held-out problem."""
-    from trainers.evaluate import evaluate
+    from rlenv.trainers.evaluate import evaluate
 
     return evaluate(model, tok, env, held_out_indices(env), samples=16, temperature=1.0,
                     max_new_tokens=MAX_NEW_TOKENS)["pass@1"]
@@ -86,7 +87,7 @@ def held_out_pass_at_1(model, tok, env: TextEnv) -> float:
 
 def warm_start_state() -> tuple[dict, float]:
     """``(state_dict, held-out pass@1)`` of a tiny policy after the SFT warm-up on the training split."""
-    from trainers import gold_examples, sft
+    from rlenv.trainers import gold_examples, sft
 
     model, tok = tiny_policy()
     env = make_task_env()

@@ -1,9 +1,9 @@
 """The non-answer detector: its kinds, what it never flags, and the envs that never pay a non-answer."""
 
 import pytest
+from rlenv.envs.format import RegexFormat
 
 import rlenv
-from envs.format import RegexFormat
 from rlenv import Status, Task
 from rlenv.wrappers import FAMILY_DETECTORS, NonAnswer, audit, non_answer_kind
 

@@ -188,7 +188,7 @@ def test_code_extraction_and_unparsable_fallback():
 
 
 def test_runtime_findings_from_result_details():
-    # the shape envs.code's CodeVerifier writes: the structured fact, never the error's wording
+    # the shape rlenv.envs.code's CodeVerifier writes: the structured fact, never the error's wording
     exited = {"job_status": "failed", "error": "any wording", "candidate_exited": True,
               "tests": [{"status": "failed", "time_s": 0.1, "error": "reworded: it left"},
                         {"status": "not_run", "time_s": 0.0, "error": "not run"}]}

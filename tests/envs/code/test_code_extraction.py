@@ -1,6 +1,5 @@
 import pytest
-
-from envs.code.extraction import defines_function, extract_code, fenced_blocks
+from rlenv.envs.code.extraction import defines_function, extract_code, fenced_blocks
 
 
 def test_python_fence_wins_over_other_languages():

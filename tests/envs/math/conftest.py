@@ -1,8 +1,7 @@
 """Fixtures of the math tests."""
 
 import pytest
-
-from envs.math import MathVerifier
+from rlenv.envs.math import MathVerifier
 
 #: The check deadline of :func:`bounded_verifier`, seconds.
 DEADLINE = 1.5

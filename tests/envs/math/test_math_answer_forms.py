@@ -7,10 +7,16 @@ import logging
 
 import pytest
 from math_verify import parse, verify
+from rlenv.envs.math import MathVerifier
+from rlenv.envs.math.answer_forms import (
+    based_number,
+    choice_letter,
+    choice_letters,
+    normalize_notation,
+    text_key,
+)
 
 import rlenv
-from envs.math import MathVerifier
-from envs.math.answer_forms import based_number, choice_letter, choice_letters, normalize_notation, text_key
 from rlenv import Status, Task
 
 logging.getLogger("math_verify").setLevel(logging.ERROR)

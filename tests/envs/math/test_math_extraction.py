@@ -1,8 +1,7 @@
 """Answer extraction: every supported format, priorities, nesting and the think-tag rule."""
 
 import pytest
-
-from envs.math.extraction import ANSWER_FORMATS, LAST_NUMBER, boxed_answers, extract_answers, last_boxed
+from rlenv.envs.math.extraction import ANSWER_FORMATS, LAST_NUMBER, boxed_answers, extract_answers, last_boxed
 
 
 @pytest.mark.parametrize(

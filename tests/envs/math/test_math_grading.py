@@ -4,9 +4,9 @@ import logging
 
 import pytest
 from math_verify import parse, verify
+from rlenv.envs.math import MathVerifier
+from rlenv.envs.math.config import GradingConfig
 
-from envs.math import MathVerifier
-from envs.math.config import GradingConfig
 from rlenv import Status, Task
 
 logging.getLogger("math_verify").setLevel(logging.ERROR)

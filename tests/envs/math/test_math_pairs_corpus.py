@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 
 import pytest
+from rlenv.envs.math import MathVerifier
 
-from envs.math import MathVerifier
 from rlenv import Task
 
 CORPUS = Path(__file__).resolve().parents[2] / "data" / "math_pairs.jsonl"

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import psutil
 import pytest
+from rlenv.envs.math import MathVerifier
 
-from envs.math import MathVerifier
 from rlenv import Status, Task
 
 REPO = Path(__file__).resolve().parents[3]
@@ -181,7 +181,7 @@ def run_script(body, **kwargs):
     script = textwrap.dedent(f"""
         import sys, threading, time
         sys.path.insert(0, {str(REPO)!r})
-        from envs.math import MathVerifier
+        from rlenv.envs.math import MathVerifier
         from rlenv import Task
         task = Task("t", "q", reference="5")
     """) + textwrap.dedent(body)

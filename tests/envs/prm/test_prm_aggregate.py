@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
-from envs.prm import aggregate, dense_rewards
-from envs.prm.aggregate import first_error
+from rlenv.envs.prm import aggregate, dense_rewards
+from rlenv.envs.prm.aggregate import first_error
 
 SCORES = [0.9, 0.6, 0.2, 0.8]
 

@@ -6,8 +6,7 @@ import random
 import re
 
 import pytest
-
-from envs.prm import Span, StepSplitter
+from rlenv.envs.prm import Span, StepSplitter
 
 
 def spans(splitter, text):

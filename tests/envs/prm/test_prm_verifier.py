@@ -6,17 +6,8 @@ import re
 
 import pytest
 import torch
-from transformers import (
-    AutoModelForCausalLM,
-    AutoModelForSequenceClassification,
-    AutoModelForTokenClassification,
-)
-
-import rlenv
-from envs.prm import PRMEnv, PRMVerifier, StepSplitter, stepwise_rows, stepwise_source
-from rlenv import RewardResult, Status, StepReward, Task
-from rlenv.rm_inputs import pair_ids, stepwise_ids
-from trainers.tiny import (
+from rlenv.envs.prm import PRMEnv, PRMVerifier, StepSplitter, stepwise_rows, stepwise_source
+from rlenv.trainers.tiny import (
     DEFAULT_ALPHABET,
     save_tiny,
     tiny_causal_lm,
@@ -24,6 +15,15 @@ from trainers.tiny import (
     tiny_token_classifier,
     tiny_tokenizer,
 )
+from transformers import (
+    AutoModelForCausalLM,
+    AutoModelForSequenceClassification,
+    AutoModelForTokenClassification,
+)
+
+import rlenv
+from rlenv import RewardResult, Status, StepReward, Task
+from rlenv.rm_inputs import pair_ids, stepwise_ids
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 

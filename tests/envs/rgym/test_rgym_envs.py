@@ -8,9 +8,9 @@ import sys
 import pytest
 import reasoning_gym
 from reasoning_gym.factory import DATASETS
+from rlenv.envs.rgym.env import env_id
 
 import rlenv
-from envs.rgym.env import env_id
 from rlenv import Status, Task
 
 pytestmark = pytest.mark.usefixtures("entry_point_path")
@@ -37,7 +37,7 @@ def test_every_dataset_is_registered_through_the_entry_point():
     ids = [i for i in rlenv.list_envs() if i.startswith("reasoning_gym/")]
     assert ids == sorted(env_id(name) for name in ALL) and len(ids) >= 100
     spec = rlenv.spec("reasoning_gym/chain_sum-v0")
-    assert spec.entry_point == "envs.rgym.env:make_reasoning_gym_env"
+    assert spec.entry_point == "rlenv.envs.rgym.env:make_reasoning_gym_env"
     assert spec.kwargs == {"name": "chain_sum"} and spec.description.startswith("reasoning-gym: Generates simple")
 
 

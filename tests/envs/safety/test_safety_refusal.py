@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from rlenv.envs.safety import RefusalDetector, RefusalReward
+from rlenv.envs.safety.synthetic import ANSWERS, REFUSALS, safety_preference_pairs, safety_prompts
 
-from envs.safety import RefusalDetector, RefusalReward
-from envs.safety.synthetic import ANSWERS, REFUSALS, safety_preference_pairs, safety_prompts
 from rlenv import Status, Task
 
 

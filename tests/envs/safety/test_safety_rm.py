@@ -8,14 +8,14 @@ import sys
 
 import pytest
 import torch
+from rlenv.envs.safety import RewardModelVerifier, SafetyRMEnv
+from rlenv.envs.safety.synthetic import safety_prompts
+from rlenv.trainers.tiny import save_tiny, tiny_sequence_classifier, tiny_tokenizer
 from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
 import rlenv
-from envs.safety import RewardModelVerifier, SafetyRMEnv
-from envs.safety.synthetic import safety_prompts
 from rlenv import Status, Task
 from rlenv.rm_inputs import pair_ids
-from trainers.tiny import save_tiny, tiny_sequence_classifier, tiny_tokenizer
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
@@ -212,7 +212,7 @@ def test_bfloat16_and_bad_settings(rm_path):
 
 
 def test_importing_the_envs_does_not_import_torch():
-    code = ("import sys, rlenv, envs.safety, envs.prm, envs.format; "
+    code = ("import sys, rlenv, rlenv.envs.safety, rlenv.envs.prm, rlenv.envs.format; "
             "print(sorted(m for m in ('torch', 'transformers') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
     assert out.strip() == "[]"

@@ -45,8 +45,8 @@ from typing import Any
 
 logger = logging.getLogger(__name__)
 
-#: Directory that holds the ``envs`` package; put on the workers' ``PYTHONPATH``.
-_IMPORT_ROOT = str(Path(__file__).resolve().parents[2])
+#: Directory that holds the ``rlenv`` package; put on the workers' ``PYTHONPATH``.
+_IMPORT_ROOT = str(Path(__file__).resolve().parents[1])
 #: Items sent to a worker in one message at most.
 MAX_CHUNK = 64
 #: A second message is queued behind a running one only when it is at most this many bytes (and
@@ -182,7 +182,7 @@ class _Worker:
         fd = child_sock.fileno()
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (_IMPORT_ROOT, env.get("PYTHONPATH")) if p)
-        command = [sys.executable, "-c", "from envs.math.pool import worker_main; worker_main()",
+        command = [sys.executable, "-c", "from rlenv.worker_pool import worker_main; worker_main()",
                    str(fd), str(os.getpid()), handler, initializer, str(memory_limit)]
         try:
             self.proc = _get_spawner().popen(command, pass_fds=(fd,), stdin=subprocess.DEVNULL, env=env)
@@ -515,7 +515,7 @@ class _Batch:
             head = worker.inflight.popleft()
             self.outcomes[head] = Outcome("error", f"the worker process died (exit code {code}) during this check")
             self._requeue(worker)
-        logger.warning("math worker %d exited with code %s; starting a new one", worker.pid, code)
+        logger.warning("worker %d exited with code %s; starting a new one", worker.pid, code)
         self._swap(worker, self.pool._replace(worker))
 
     def _enforce_deadlines(self) -> None:
