@@ -141,6 +141,8 @@ class ModelVerifier:
 
     name = "model"
     version = "1"
+    #: Runs in a process holding the model (see :data:`rlenv.scoring.PLACEMENTS`).
+    placement = "model"
 
     def __init__(
         self,

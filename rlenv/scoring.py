@@ -9,7 +9,7 @@ from __future__ import annotations
 import concurrent.futures as cf
 import logging
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from tqdm.auto import tqdm
 
@@ -17,8 +17,28 @@ from rlenv.types import RewardResult, Task, Verifier
 
 logger = logging.getLogger(__name__)
 
-#: Accepted names for the built-in executors.
-EXECUTORS = ("serial", "thread", "process")
+#: Accepted executor names: the local pools, and ``"ray"`` (:mod:`rlenv.ray_executor`, the optional ``ray`` extra).
+EXECUTORS = ("serial", "thread", "process", "ray")
+#: Where a verifier must run (its ``placement`` attribute; ``"cpu"`` when it has none): anywhere,
+#: on a machine with a Docker engine (sandboxed code), or in a process holding its model (with a
+#: GPU when the machine has one). Distributed executors place the work by it.
+PLACEMENTS = ("cpu", "docker", "model")
+
+
+@runtime_checkable
+class BatchExecutor(Protocol):
+    """An executor that scores whole batches itself (e.g. spread over a cluster), not item by item.
+
+    :func:`score_tasks` hands it the batch, whatever the verifier; it returns one result per item
+    in input order and never raises for a verifier failure.
+    """
+
+    shared: bool
+
+    def score(self, verifier: Verifier, tasks: Sequence[Task], completions: Sequence[str],
+              max_workers: int | None = None, progress: bool = False) -> list[RewardResult]: ...
+
+    def shutdown(self, wait: bool = True) -> None: ...
 
 
 def verifier_identity(verifier: Any) -> tuple[str, str]:
@@ -40,6 +60,14 @@ def verify_safely(verifier: Verifier, task: Task, completion: str) -> RewardResu
     return result
 
 
+def verifier_placement(verifier: Any) -> str:
+    """The verifier's ``placement`` (one of :data:`PLACEMENTS`; ``"cpu"`` when it declares none)."""
+    placement = getattr(verifier, "placement", "cpu")
+    if placement not in PLACEMENTS:
+        raise ValueError(f"{type(verifier).__name__}.placement must be one of {PLACEMENTS}, got {placement!r}")
+    return placement
+
+
 def _score_batch_safely(verifier: Any, tasks: Sequence[Task], completions: Sequence[str]) -> list[RewardResult]:
     try:
         results = list(verifier.score_batch(list(tasks), list(completions)))
@@ -52,9 +80,17 @@ def _score_batch_safely(verifier: Any, tasks: Sequence[Task], completions: Seque
     return results
 
 
-def make_executor(executor: str | cf.Executor, max_workers: int | None = None) -> cf.Executor | None:
-    """Build the executor named by ``executor`` (``None`` for ``"serial"``)."""
-    if isinstance(executor, cf.Executor):
+Executor = str | cf.Executor | BatchExecutor
+
+
+def make_executor(executor: Executor, max_workers: int | None = None) -> cf.Executor | BatchExecutor | None:
+    """The executor named by ``executor`` (``None`` for ``"serial"``); an executor object is returned as is.
+
+    ``"ray"`` is the process's shared :class:`~rlenv.ray_executor.RayExecutor` on the Ray cluster
+    this process is connected to (connecting as ``ray.init()`` does when it is not); Ray is
+    imported only then.
+    """
+    if isinstance(executor, (cf.Executor, BatchExecutor)):
         return executor
     if executor == "serial":
         return None
@@ -62,26 +98,46 @@ def make_executor(executor: str | cf.Executor, max_workers: int | None = None) -
         return cf.ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="rlenv-score")
     if executor == "process":
         return cf.ProcessPoolExecutor(max_workers=max_workers)
-    raise ValueError(f"unknown executor {executor!r}: expected one of {EXECUTORS} or a concurrent.futures.Executor")
+    if executor == "ray":
+        from rlenv.ray_executor import shared_executor
+
+        return shared_executor()
+    raise ValueError(f"unknown executor {executor!r}: expected one of {EXECUTORS}, a concurrent.futures.Executor "
+                     "or a rlenv.scoring.BatchExecutor")
+
+
+def release_executor(pool: cf.Executor | BatchExecutor | None, executor: Executor) -> None:
+    """Shut ``pool`` down when :func:`make_executor` built it for this caller (not the caller's own, not a shared one)."""
+    if pool is not None and pool is not executor and not getattr(pool, "shared", False):
+        pool.shutdown(wait=True)
 
 
 def score_tasks(
     verifier: Verifier,
     tasks: Sequence[Task],
     completions: Sequence[str],
-    executor: str | cf.Executor | None = "thread",
+    executor: Executor | None = "thread",
     max_workers: int | None = None,
     progress: bool = False,
 ) -> list[RewardResult]:
     """Score ``completions[i]`` against ``tasks[i]``; results come back in input order.
 
-    Uses ``verifier.score_batch`` when the verifier has one (one call for the whole batch).
-    Otherwise calls the verifier per item on ``executor``: ``"serial"``, ``"thread"`` (default),
+    With ``executor="ray"`` (or any :class:`BatchExecutor`) the whole batch goes to that executor:
+    spread over a Ray cluster by the verifier's :func:`placement <verifier_placement>`, scored
+    there as below, with the same results (``max_workers`` caps the scoring actors). Otherwise
+    ``verifier.score_batch`` is used when the verifier has one (one call for the whole batch),
+    else the verifier is called per item on ``executor``: ``"serial"``, ``"thread"`` (default),
     ``"process"`` (the verifier must be picklable; best for CPU-bound verifiers) or an existing
     ``concurrent.futures.Executor`` (not shut down here).
     """
     if len(tasks) != len(completions):
         raise ValueError(f"got {len(tasks)} tasks but {len(completions)} completions")
+    if executor == "ray" or isinstance(executor, BatchExecutor):
+        batch_executor = make_executor(executor)
+        try:
+            return batch_executor.score(verifier, tasks, completions, max_workers=max_workers, progress=progress)
+        finally:
+            release_executor(batch_executor, executor)
     if hasattr(verifier, "score_batch"):
         return _score_batch_safely(verifier, tasks, completions)
     pool = make_executor(executor or "serial", max_workers)
@@ -99,8 +155,7 @@ def score_tasks(
         return [_result_of(f, verifier) for f in futures]
     finally:
         bar.close()
-        if pool is not None and pool is not executor:
-            pool.shutdown(wait=True)
+        release_executor(pool, executor)
 
 
 def _result_of(future: cf.Future, verifier: Any) -> RewardResult:

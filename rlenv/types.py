@@ -141,7 +141,9 @@ class Verifier(Protocol):
     in a process pool, in a TRL reward function or offline. It should expose ``name`` and
     ``version`` attributes. A verifier may also define
     ``score_batch(tasks, completions) -> list[RewardResult]`` (e.g. a reward model that batches
-    forward passes); vector envs and :func:`rlenv.score` use it when present.
+    forward passes); vector envs and :func:`rlenv.score` use it when present. A ``placement``
+    attribute (``"cpu"``, the default, ``"docker"`` or ``"model"``; see
+    :data:`rlenv.scoring.PLACEMENTS`) tells distributed executors where it can run.
     """
 
     name: str

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import concurrent.futures as cf
 from collections.abc import Sequence
 from typing import Any
 
@@ -13,7 +12,7 @@ from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode
 
 from rlenv.env import TextEnv
-from rlenv.scoring import make_executor, score_tasks
+from rlenv.scoring import Executor, make_executor, release_executor, score_tasks
 from rlenv.types import Task
 
 
@@ -32,8 +31,9 @@ class TextVectorEnv(gymnasium.vector.VectorEnv):
         num_tasks: Distinct prompts per batch.
         group_size: Completions per prompt (G in GRPO, n in pass@k).
         executor: ``"thread"`` (default), ``"process"`` (CPU-bound, picklable verifiers),
-            ``"serial"``, or a ``concurrent.futures.Executor``.
-        max_workers: Pool size for the built-in executors.
+            ``"serial"``, ``"ray"`` (spread over a Ray cluster, see :mod:`rlenv.ray_executor`), or
+            an executor object (see :func:`rlenv.scoring.score_tasks`).
+        max_workers: Pool size for the built-in executors (the most scoring actors for ``"ray"``).
     """
 
     metadata = {"autoreset_mode": AutoresetMode.DISABLED}
@@ -43,7 +43,7 @@ class TextVectorEnv(gymnasium.vector.VectorEnv):
         env: gymnasium.Env,
         num_tasks: int,
         group_size: int = 1,
-        executor: str | cf.Executor = "thread",
+        executor: Executor = "thread",
         max_workers: int | None = None,
     ):
         if not isinstance(env.unwrapped, TextEnv):
@@ -61,6 +61,7 @@ class TextVectorEnv(gymnasium.vector.VectorEnv):
         self.observation_space = spaces.Tuple([self.single_observation_space] * self.num_envs)
         self.action_space = spaces.Tuple([self.single_action_space] * self.num_envs)
         self._executor_arg = executor
+        self._max_workers = max_workers
         self._pool = make_executor(executor, max_workers)
         self._np_random, _ = seeding.np_random()
         self.tasks: list[Task] | None = None
@@ -161,7 +162,8 @@ class TextVectorEnv(gymnasium.vector.VectorEnv):
                 raise TypeError(f"completion {i} must be a str, got {type(action).__name__}: {action!r:.80}")
         clipped = [self.base.clip_completion(a) for a in actions]
         completions = [c for c, _ in clipped]
-        results = score_tasks(self.base.verifier, self.tasks, completions, executor=self._pool or "serial")
+        results = score_tasks(self.base.verifier, self.tasks, completions, executor=self._pool or "serial",
+                              max_workers=self._max_workers)
         rewards = np.zeros(self.num_envs, dtype=np.float32)
         truncated = np.array([t for _, t in clipped], dtype=bool)
         infos = []
@@ -175,6 +177,5 @@ class TextVectorEnv(gymnasium.vector.VectorEnv):
         return obs, rewards, np.ones(self.num_envs, dtype=bool), truncated, self._vector_infos(infos)
 
     def close_extras(self, **kwargs: Any) -> None:
-        if self._pool is not None and self._pool is not self._executor_arg:
-            self._pool.shutdown(wait=True)
-            self._pool = None
+        release_executor(self._pool, self._executor_arg)
+        self._pool = None

@@ -47,6 +47,8 @@ class CodeVerifier:
 
     name = "code"
     version = "1"
+    #: Runs on a machine with a Docker engine (see :data:`rlenv.scoring.PLACEMENTS`).
+    placement = "docker"
 
     def __init__(self, *, reward: str = "all", test_timeout_s: float = 3.0, max_timeout_s: float = 60.0,
                  memory_mb: int = 512, block: str = "last", pool: SandboxPool | None = None):

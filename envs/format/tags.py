@@ -8,7 +8,7 @@ from typing import Any
 
 from rlenv.envs.format.base import FormatVerifier
 
-from rlenv.scoring import score_tasks, verifier_identity, verify_safely
+from rlenv.scoring import score_tasks, verifier_identity, verifier_placement, verify_safely
 from rlenv.types import RewardResult, Status, Task, Verifier
 
 _TAG_NAME = re.compile(r"^[A-Za-z][\w-]*$")
@@ -166,6 +166,11 @@ class AnswerContent:
         inner_name, inner_version = verifier_identity(verifier)
         self.name = f"{answer_tag}_content({inner_name})"
         self.version = f"1({inner_version})"
+
+    @property
+    def placement(self) -> str:
+        """The inner verifier's placement (see :func:`rlenv.scoring.verifier_placement`)."""
+        return verifier_placement(self.verifier)
 
     def _unparsable(self) -> RewardResult:
         return RewardResult(0.0, Status.UNPARSABLE, verifier=self.name, verifier_version=self.version,

@@ -16,7 +16,13 @@ import logging
 import sys
 from pathlib import Path
 
-from rlenv.commands.env_args import SAMPLES_HELP, add_env_arguments, add_scoring_arguments, make_env_from_args
+from rlenv.commands.env_args import (
+    SAMPLES_HELP,
+    add_env_arguments,
+    add_scoring_arguments,
+    make_env_from_args,
+    scoring_executor,
+)
 from rlenv.jsonl import read_jsonl
 
 NAME = "audit"
@@ -63,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     samples = read_jsonl(args.samples)
     env = make_env_from_args(args)
     family = args.family or env_family(args.id)
-    report = audit(env, samples, family=family, executor=args.executor, max_workers=args.workers, progress=True)
+    report = audit(env, samples, family=family, executor=scoring_executor(args), max_workers=args.workers, progress=True)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     with args.out.open("w", encoding="utf-8") as fh:
         for row in report.rows:

@@ -21,9 +21,29 @@ def add_env_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def add_scoring_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--executor`` and ``--workers``: how the verifier calls are spread over a pool."""
-    parser.add_argument("--executor", default="thread", choices=["thread", "process", "serial"])
-    parser.add_argument("--workers", type=int, default=None, help="scoring pool size")
+    """``--executor``, ``--workers`` and ``--ray-address``: how the verifier calls are spread (read
+    back by :func:`scoring_executor`)."""
+    from rlenv.scoring import EXECUTORS
+
+    parser.add_argument("--executor", default="thread", choices=EXECUTORS,
+                        help="where verification runs: local threads (default), processes, serially, or "
+                             "spread over a Ray cluster (ray; needs the ray extra)")
+    parser.add_argument("--workers", type=int, default=None,
+                        help="scoring pool size (with --executor ray: the most scoring actors)")
+    parser.add_argument("--ray-address", default=None, metavar="ADDR",
+                        help="Ray cluster to score on with --executor ray, e.g. 10.0.0.1:6379 (default: "
+                             "$RAY_ADDRESS, else a cluster started on this machine, else a new local one)")
+
+
+def scoring_executor(args: argparse.Namespace) -> str:
+    """The ``executor`` argument for ``--executor``; for ``ray``, connects to ``--ray-address`` first."""
+    if args.ray_address is not None and args.executor != "ray":
+        raise ValueError(f"--ray-address needs --executor ray (got --executor {args.executor})")
+    if args.executor == "ray":
+        from rlenv.ray_executor import connect
+
+        connect(args.ray_address)
+    return args.executor
 
 
 def parse_env_args(pairs: list[str]) -> dict[str, Any]:

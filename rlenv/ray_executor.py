@@ -1,0 +1,367 @@
+"""Scoring on a Ray cluster: ``executor="ray"`` wherever rlenv takes an executor.
+
+A batch is cut into chunks that go to long-lived *scoring actors*, placed by the verifier's
+``placement`` (:func:`rlenv.scoring.verifier_placement`):
+
+* ``"cpu"`` (math, format, exact match...): one actor per node. Inside it the verifier runs as it
+  does locally, so math checks use that node's own worker pool (:mod:`rlenv.worker_pool`).
+* ``"docker"`` (code): one actor per node whose Docker engine has the sandbox image (probed once
+  per node). Its process owns the node's :class:`~rlenv.sandbox.SandboxPool`: containers are
+  node-local.
+* ``"model"`` (safety reward models, guards, PRMs): one actor per GPU (``num_gpus=1``) when the
+  cluster has GPUs, else one per node. The actor loads the model once and keeps it; forward
+  passes are batched as locally (give the verifier ``device="auto"`` to use the GPU).
+
+Each actor scores its chunk with :func:`rlenv.scoring.score_tasks`, the local code path, so the
+results are the local ones, and they come back in input order. An actor or node that dies
+mid-batch loses nothing: its chunks go to the other actors (a chunk that fails twice is split, so
+one item that kills its process cannot take its neighbours with it; that item alone ends as an
+``error`` result after ``max_retries`` retries). A verifier exception stays the per-item ``error``
+result it is locally. Dead actors are replaced at the next batch (at once when none is left).
+
+Verifiers are sent to the actors once (by object identity, the last :data:`MAX_VERIFIERS` used)
+and kept there: a verifier must not be mutated after its first distributed batch.
+
+Ray is imported with this module, which :func:`rlenv.scoring.make_executor` imports only for
+``"ray"``. ``pip install 'rlenv-lm[ray]'``; every node needs rlenv installed, and model
+checkpoints must be readable on every node (a shared path or a hub name).
+"""
+
+from __future__ import annotations
+
+import collections
+import dataclasses
+import logging
+import math
+import threading
+import uuid
+from collections.abc import Sequence
+from typing import Any
+
+from tqdm.auto import tqdm
+
+from rlenv.scoring import score_tasks, verifier_identity, verifier_placement
+from rlenv.types import RewardResult, Task, Verifier
+
+try:
+    import ray
+    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+except ImportError as exc:  # pragma: no cover - exercised only without the extra
+    raise ImportError(f"executor='ray' needs Ray ({exc}): pip install 'rlenv-lm[ray]'") from exc
+
+logger = logging.getLogger(__name__)
+
+#: Verifiers kept on the actors at most (least recently used ones are dropped first).
+MAX_VERIFIERS = 32
+
+
+class NoScoringNodes(RuntimeError):
+    """No live node of the cluster can run a verifier of this placement (e.g. no node has Docker)."""
+
+
+def connect(address: str | None = None) -> None:
+    """Connect this process to the Ray cluster at ``address`` (``ray.init``'s rules when None: the
+    ``RAY_ADDRESS`` variable, a cluster started on this machine, else a new local one).
+
+    Already connected: nothing happens, unless ``address`` names another cluster (a ``ValueError``).
+    """
+    if ray.is_initialized():
+        current = ray.get_runtime_context().gcs_address
+        if address not in (None, "auto", current):
+            raise ValueError(f"this process is already connected to the Ray cluster at {current}, not {address!r}")
+        return
+    ray.init(address=address, logging_level=logging.WARNING)
+    logger.info("connected to the Ray cluster at %s (%d live nodes)", ray.get_runtime_context().gcs_address,
+                len(_live_nodes()))
+
+
+def _live_nodes() -> list[dict[str, Any]]:
+    return [node for node in ray.nodes() if node.get("Alive")]
+
+
+@ray.remote(num_cpus=0, max_retries=0)
+def _sandbox_problems() -> list[str]:
+    """What keeps this node from running sandboxed code (engine, image); empty when it can."""
+    from rlenv.sandbox.doctor import diagnose
+
+    return [c.detail for c in diagnose(run_job=False) if c.name in ("engine", "image") and c.ok is False]
+
+
+@ray.remote(max_restarts=0, max_concurrency=8)
+class ScoringActor:
+    """Holds verifiers and scores chunks with :func:`rlenv.scoring.score_tasks` in its node's pools."""
+
+    def __init__(self) -> None:
+        self._verifiers: dict[str, Any] = {}
+        self._lock = threading.Lock()
+
+    def node_id(self) -> str:
+        """The id of the node this actor runs on."""
+        return ray.get_runtime_context().get_node_id()
+
+    def score(self, key: str, boxed: list[Any], tasks: list[Task], completions: list[str]) -> list[RewardResult]:
+        """Score a chunk with the verifier stored under ``key`` (fetched from ``boxed[0]`` on first use)."""
+        with self._lock:
+            verifier = self._verifiers.get(key)
+            if verifier is None:
+                verifier = self._verifiers[key] = ray.get(boxed[0])
+        return score_tasks(verifier, tasks, completions, executor="thread")
+
+    def forget(self, key: str) -> None:
+        """Drop a verifier (and, for a model verifier, its model once no other verifier uses it)."""
+        with self._lock:
+            self._verifiers.pop(key, None)
+
+
+@dataclasses.dataclass
+class _Chunk:
+    positions: list[int]
+    attempts: int = 0
+
+
+class _ActorGroup:
+    """The scoring actors of one placement, one per eligible slot (node, or GPU for models)."""
+
+    def __init__(self, placement: str, actor_options: dict[str, Any]):
+        self.placement = placement
+        self.actor_options = actor_options
+        self.actors: dict[Any, str] = {}  # actor handle -> node id
+        self._sandbox_ok: dict[str, bool] = {}
+
+    def _slots(self) -> list[tuple[str, dict[str, Any]]]:
+        nodes = _live_nodes()
+        if self.placement == "docker":
+            unknown = [n["NodeID"] for n in nodes if n["NodeID"] not in self._sandbox_ok]
+            probes = [_sandbox_problems.options(scheduling_strategy=NodeAffinitySchedulingStrategy(node, soft=False))
+                      .remote() for node in unknown]
+            for node, problems in zip(unknown, ray.get(probes)):
+                self._sandbox_ok[node] = not problems
+                if problems:
+                    logger.warning("Ray node %s cannot run sandboxed code: %s", node, "; ".join(problems))
+            nodes = [n for n in nodes if self._sandbox_ok[n["NodeID"]]]
+        if self.placement == "model" and any(n["Resources"].get("GPU", 0) >= 1 for n in nodes):
+            return [(n["NodeID"], {"num_gpus": 1}) for n in nodes for _ in range(int(n["Resources"].get("GPU", 0)))]
+        return [(n["NodeID"], {}) for n in nodes]
+
+    def refresh(self) -> None:
+        """Start an actor on every eligible slot that has none (after node joins and actor deaths)."""
+        have = collections.Counter(self.actors.values())
+        for node, resources in self._slots():
+            if have[node] > 0:
+                have[node] -= 1
+                continue
+            options = {"num_cpus": 0, **self.actor_options, **resources,
+                       "scheduling_strategy": NodeAffinitySchedulingStrategy(node, soft=False)}
+            self.actors[ScoringActor.options(**options).remote()] = node
+            logger.info("started a %s scoring actor on Ray node %s", self.placement, node)
+
+    def drop(self, actor: Any) -> None:
+        self.actors.pop(actor, None)
+
+
+class RayExecutor:
+    """Scores batches on a Ray cluster; see the module docstring. Pass it (or ``"ray"``) as ``executor``.
+
+    Args:
+        chunk_size: Most items in one actor call (smaller chunks spread small batches over every actor).
+        in_flight: Chunks sent ahead to each actor (so it never idles on the round trip).
+        max_retries: Times one item is retried after the actor scoring it died, before it gets an
+            ``error`` result.
+        actor_options: Extra ``ray.remote`` options of the scoring actors (e.g. ``{"num_cpus": 1}``:
+            by default they reserve no CPU, their work runs in the node's worker processes and
+            containers, which Ray does not schedule).
+        shared: Whether this is the process's shared executor (``"ray"``): never shut down by the
+            functions that use it.
+
+    The cluster is the one this process is connected to (:func:`connect` is called on first use).
+    Thread-safe: several threads (e.g. the reward service's) may score at once.
+    """
+
+    def __init__(self, chunk_size: int = 64, in_flight: int = 2, max_retries: int = 3,
+                 actor_options: dict[str, Any] | None = None, shared: bool = False):
+        for name, value in (("chunk_size", chunk_size), ("in_flight", in_flight)):
+            if not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be a positive int, got {value!r}")
+        if not isinstance(max_retries, int) or max_retries < 0:
+            raise ValueError(f"max_retries must be an int >= 0, got {max_retries!r}")
+        self.chunk_size, self.in_flight, self.max_retries = chunk_size, in_flight, max_retries
+        self.actor_options = dict(actor_options or {})
+        self.shared = shared
+        self.job_id: str | None = None
+        self.retried_chunks = 0
+        self.failed_calls = 0
+        self._groups: dict[str, _ActorGroup] = {}
+        self._verifiers: collections.OrderedDict[int, tuple[Any, str, Any]] = collections.OrderedDict()
+        self._lock = threading.RLock()
+        self._closed = False
+
+    # -- actors and verifiers
+    def _group(self, placement: str) -> _ActorGroup:
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("this RayExecutor was shut down")
+            if self.job_id is None:
+                connect()
+                self.job_id = ray.get_runtime_context().get_job_id()
+            group = self._groups.get(placement)
+            if group is None:
+                group = self._groups[placement] = _ActorGroup(placement, self.actor_options)
+            group.refresh()
+            if not group.actors:
+                raise NoScoringNodes(f"no live node of the Ray cluster can score {placement!r} verifiers"
+                                     + (" (none has a usable Docker engine with the sandbox image; see the "
+                                        "warnings above and `rlenv sandbox doctor` on the nodes)"
+                                        if placement == "docker" else ""))
+            return group
+
+    def actors(self, verifier: Verifier) -> list[Any]:
+        """The live scoring actors that would score ``verifier`` (started if needed)."""
+        return list(self._group(verifier_placement(verifier)).actors)
+
+    def _stored(self, verifier: Verifier) -> tuple[str, list[Any]]:
+        """The key and boxed object ref of ``verifier`` on the actors (stored on first use)."""
+        with self._lock:
+            entry = self._verifiers.get(id(verifier))
+            if entry is not None and entry[0] is verifier:
+                self._verifiers.move_to_end(id(verifier))
+                return entry[1], [entry[2]]
+            try:
+                ref = ray.put(verifier)
+            except Exception as exc:
+                raise TypeError(f"verifier {verifier!r:.100} cannot be sent to Ray actors (it must pickle): "
+                                f"{type(exc).__name__}: {exc}") from exc
+            key = uuid.uuid4().hex
+            self._verifiers[id(verifier)] = (verifier, key, ref)
+            while len(self._verifiers) > MAX_VERIFIERS:
+                _, (_, old_key, _) = self._verifiers.popitem(last=False)
+                for group in self._groups.values():
+                    for actor in group.actors:
+                        actor.forget.remote(old_key)
+            return key, [ref]
+
+    # -- scoring
+    def score(self, verifier: Verifier, tasks: Sequence[Task], completions: Sequence[str],
+              max_workers: int | None = None, progress: bool = False) -> list[RewardResult]:
+        """Score ``completions[i]`` against ``tasks[i]`` on the cluster; one result per item, in input order.
+
+        ``max_workers`` caps the scoring actors used for this batch.
+        """
+        if len(tasks) != len(completions):
+            raise ValueError(f"got {len(tasks)} tasks but {len(completions)} completions")
+        if max_workers is not None and (not isinstance(max_workers, int) or max_workers < 1):
+            raise ValueError(f"max_workers must be a positive int or None, got {max_workers!r}")
+        if not tasks:
+            return []
+        placement = verifier_placement(verifier)
+        group = self._group(placement)
+        key, boxed = self._stored(verifier)
+        tasks, completions = list(tasks), list(completions)
+        with self._lock:
+            actors = list(group.actors)[:max_workers]
+        size = max(1, min(self.chunk_size, math.ceil(len(tasks) / (len(actors) * self.in_flight))))
+        pending = collections.deque(_Chunk(list(range(s, min(s + size, len(tasks))))) for s in range(0, len(tasks), size))
+        results: list[RewardResult | None] = [None] * len(tasks)
+        running: dict[Any, tuple[Any, _Chunk]] = {}
+        load = collections.Counter()
+        bar = tqdm(total=len(tasks), desc=f"scoring on Ray ({placement})", unit="sample",
+                   disable=None if progress else True, leave=False)
+        try:
+            while pending or running:
+                for actor in actors:
+                    while pending and load[actor] < self.in_flight:
+                        chunk = pending.popleft()
+                        ref = actor.score.remote(key, boxed, [tasks[i] for i in chunk.positions],
+                                                 [completions[i] for i in chunk.positions])
+                        running[ref] = (actor, chunk)
+                        load[actor] += 1
+                if not running:  # every actor died: start new ones on the nodes still alive
+                    actors = self._replace_all(group, max_workers)
+                    continue
+                done, _ = ray.wait(list(running), num_returns=1)
+                actor, chunk = running.pop(done[0])
+                load[actor] -= 1
+                scored = self._collect(done[0], verifier, chunk, actor, group)
+                if scored is None:
+                    actors = [a for a in actors if a is not actor]
+                    pending.extendleft(reversed(self._retry(chunk, verifier, results)))
+                    continue
+                for i, result in zip(chunk.positions, scored, strict=True):
+                    results[i] = result
+                bar.update(len(chunk.positions))
+        finally:
+            bar.close()
+        return results  # type: ignore[return-value]
+
+    def _collect(self, ref: Any, verifier: Verifier, chunk: _Chunk, actor: Any,
+                 group: _ActorGroup) -> list[RewardResult] | None:
+        """A finished chunk's results; None when its actor died (the chunk must be retried)."""
+        try:
+            scored = ray.get(ref)
+        except ray.exceptions.RayTaskError as exc:  # the actor method itself raised: a per-item error
+            logger.warning("a Ray scoring call failed: %s", exc)
+            return [RewardResult.error(f"Ray scoring failed: {exc}", *verifier_identity(verifier))
+                    for _ in chunk.positions]
+        except ray.exceptions.RayError as exc:  # the actor or its node died
+            logger.warning("a Ray scoring actor on node %s failed (%s: %s); its %d items go to another actor",
+                           group.actors.get(actor, "?"), type(exc).__name__, str(exc).splitlines()[0],
+                           len(chunk.positions))
+            with self._lock:
+                self.failed_calls += 1
+                group.drop(actor)
+            return None
+        if len(scored) != len(chunk.positions):  # score_tasks guarantees it; checked so nothing is lost silently
+            return [RewardResult.error(f"a Ray actor returned {len(scored)} results for {len(chunk.positions)} items",
+                                       *verifier_identity(verifier)) for _ in chunk.positions]
+        return scored
+
+    def _retry(self, chunk: _Chunk, verifier: Verifier, results: list[RewardResult | None]) -> list[_Chunk]:
+        """The chunks to run again after ``chunk``'s actor died: itself, its halves after a second
+        failure, nothing for a single item out of retries (it gets its ``error`` result here)."""
+        with self._lock:
+            self.retried_chunks += 1
+        chunk.attempts += 1
+        if len(chunk.positions) == 1 and chunk.attempts > self.max_retries:
+            results[chunk.positions[0]] = RewardResult.error(
+                f"the Ray actor scoring this item died {chunk.attempts} times (its verifier may crash the process)",
+                *verifier_identity(verifier))
+            return []
+        if chunk.attempts >= 2 and len(chunk.positions) > 1:
+            half = len(chunk.positions) // 2
+            return [_Chunk(chunk.positions[:half], chunk.attempts), _Chunk(chunk.positions[half:], chunk.attempts)]
+        return [chunk]
+
+    def _replace_all(self, group: _ActorGroup, max_workers: int | None) -> list[Any]:
+        with self._lock:
+            group.refresh()
+            if not group.actors:
+                raise NoScoringNodes(f"every Ray node that could score {group.placement!r} verifiers is gone")
+            return list(group.actors)[:max_workers]
+
+    def shutdown(self, wait: bool = True) -> None:
+        """Kill the scoring actors (their models, worker pools and containers go with them)."""
+        with self._lock:
+            self._closed = True
+            groups, self._groups = self._groups, {}
+            self._verifiers.clear()
+        if not ray.is_initialized():
+            return
+        for group in groups.values():
+            for actor in group.actors:
+                ray.kill(actor)
+
+
+_shared: RayExecutor | None = None
+_shared_lock = threading.Lock()
+
+
+def shared_executor() -> RayExecutor:
+    """The process's shared :class:`RayExecutor` (what ``executor="ray"`` means), for the Ray session
+    this process is connected to (a new one after ``ray.shutdown()`` and ``ray.init()``)."""
+    global _shared
+    with _shared_lock:
+        connect()
+        job = ray.get_runtime_context().get_job_id()
+        if _shared is None or _shared.job_id != job:
+            _shared = RayExecutor(shared=True)
+            _shared.job_id = job
+        return _shared
