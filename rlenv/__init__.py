@@ -19,6 +19,7 @@ from rlenv import builtin as _builtin  # noqa: F401  (registers the shipped envi
 from rlenv.checker import EnvCheckError, check_env
 from rlenv.env import TextEnv
 from rlenv.registry import EnvSpec, list_envs, load_plugins, make, register, spec
+from rlenv.remote import RemoteVerifier
 from rlenv.scoring import resolve_samples, score_tasks, verify_safely
 from rlenv.sources import DatasetSource, ProceduralSource, TaskSource
 from rlenv.spaces import ChatSpace, TextSpace
@@ -61,7 +62,7 @@ def score(
     Args:
         env_or_id: A TextEnv (possibly wrapped) or a registered id.
         samples: An iterable of dicts with ``completion`` and either ``task_id`` or ``index``.
-        executor, max_workers: See :func:`rlenv.scoring.score_tasks`.
+        executor, max_workers: See :func:`rlenv.scoring.score_tasks` (``executor="ray"`` scores on a Ray cluster).
         progress: Show a progress bar on stderr.
 
     Returns:
@@ -76,7 +77,7 @@ def score(
 
 __all__ = [
     "ChatSpace", "Completion", "DatasetSource", "EnvCheckError", "EnvSpec", "ProceduralSource",
-    "PromptFilteredSource", "RewardResult", "Status", "StepReward", "Task", "TaskSource", "TextEnv", "TextSpace",
+    "PromptFilteredSource", "RemoteVerifier", "RewardResult", "Status", "StepReward", "Task", "TaskSource", "TextEnv", "TextSpace",
     "TextVectorEnv", "Verifier", "check_env", "disjoint_split", "distinct_prompt_indices", "list_envs",
     "load_plugins", "make", "make_vec", "register", "score", "score_tasks", "spec", "verify_safely",
 ]

@@ -67,13 +67,13 @@ class RewardFunc:
     Returns (per call): ``{"rewards": tensor, "scores": tensor, "extra_logs": {"status/<s>": tensor}}``;
     ``scores`` is 1.0 for a correct answer, and ``status/<s>`` is 1.0 where the verifier's status
     is ``s`` (OpenRLHF averages them into status fractions), so verifier failures show apart from
-    wrong answers.
+    wrong answers. :meth:`rewards` gives the same as plain lists (the JSON body of OpenRLHF's
+    remote reward-model protocol, served by ``rlenv serve``).
     """
 
     def __init__(self, env_id: str, label: str = "task_id", executor: Any = "thread",
                  max_workers: int | None = None, **env_kwargs: Any):
-        if label not in LABEL_KINDS:
-            raise ValueError(f"label must be one of {LABEL_KINDS}, got {label!r}")
+        _check_label(label)
         self.env_id = env_id
         self.label = label
         self.executor = executor
@@ -90,20 +90,24 @@ class RewardFunc:
                 self._env = rlenv.make(self.env_id, **self.env_kwargs)
             return self._env
 
-    def _task(self, label: Any, prompt: str) -> Task:
+    def _task(self, label: Any, prompt: str, kind: str) -> Task:
         base = self.env.unwrapped
-        if self.label == "task_id":
+        if kind == "task_id":
             return base.source[base.source.index_of(str(label))]
         return Task("openrlhf", prompt, reference=label)
 
-    def __call__(self, queries: Sequence[str], prompts: Sequence[str], labels: Sequence[Any]) -> dict[str, Any]:
-        import torch
+    def rewards(self, queries: Sequence[str], prompts: Sequence[str], labels: Sequence[Any],
+                label: str | None = None) -> dict[str, Any]:
+        """The reward dict as plain lists: ``{"rewards": [...], "scores": [...], "extra_logs": {...}}``.
 
+        ``label`` overrides the kind of ``labels`` for this call (default: the instance's).
+        """
+        kind = self.label if label is None else _check_label(label)
         if not len(queries) == len(prompts) == len(labels):
             raise ValueError(f"got {len(queries)} queries, {len(prompts)} prompts and {len(labels)} labels")
         env = self.env
         base = env.unwrapped
-        tasks = [self._task(label, prompt) for label, prompt in zip(labels, prompts, strict=True)]
+        tasks = [self._task(label, prompt, kind) for label, prompt in zip(labels, prompts, strict=True)]
         clipped = [base.clip_completion(response_text(q, p)) for q, p in zip(queries, prompts, strict=True)]
         results = score_tasks(base.verifier, tasks, [text for text, _ in clipped], executor=self.executor,
                               max_workers=self.max_workers)
@@ -112,11 +116,26 @@ class RewardFunc:
                    for task, (text, cut), result in zip(tasks, clipped, results, strict=True)]
         statuses = [result.status for result in results]
         return {
-            "rewards": torch.tensor(rewards, dtype=torch.float32),
-            "scores": torch.tensor([float(s is Status.CORRECT) for s in statuses], dtype=torch.float32),
-            "extra_logs": {f"status/{status.value}": torch.tensor([float(s is status) for s in statuses])
-                           for status in Status},
+            "rewards": rewards,
+            "scores": [float(s is Status.CORRECT) for s in statuses],
+            "extra_logs": {f"status/{status.value}": [float(s is status) for s in statuses] for status in Status},
         }
+
+    def __call__(self, queries: Sequence[str], prompts: Sequence[str], labels: Sequence[Any]) -> dict[str, Any]:
+        import torch
+
+        out = self.rewards(queries, prompts, labels)
+        return {
+            "rewards": torch.tensor(out["rewards"], dtype=torch.float32),
+            "scores": torch.tensor(out["scores"], dtype=torch.float32),
+            "extra_logs": {name: torch.tensor(values) for name, values in out["extra_logs"].items()},
+        }
+
+
+def _check_label(label: str) -> str:
+    if label not in LABEL_KINDS:
+        raise ValueError(f"label must be one of {LABEL_KINDS}, got {label!r}")
+    return label
 
 
 def to_openrlhf_rows(env_id: str, indices: Iterable[int], label: str = "task_id",
@@ -126,8 +145,7 @@ def to_openrlhf_rows(env_id: str, indices: Iterable[int], label: str = "task_id"
     ``prompt`` is the env's prompt (a list of chat messages in chat mode: pass
     ``--apply_chat_template``); ``label`` is the task id or the reference (see :class:`RewardFunc`).
     """
-    if label not in LABEL_KINDS:
-        raise ValueError(f"label must be one of {LABEL_KINDS}, got {label!r}")
+    _check_label(label)
     base = rlenv.make(env_id, **env_kwargs).unwrapped
     rows = []
     for index in indices:
@@ -142,8 +160,7 @@ def write_reward_file(path: str | Path, env_id: str, label: str = "task_id", **e
 
     ``env_kwargs`` must be JSON-serializable (they are written into the file).
     """
-    if label not in LABEL_KINDS:
-        raise ValueError(f"label must be one of {LABEL_KINDS}, got {label!r}")
+    _check_label(label)
     rlenv.spec(env_id)  # fails now, naming the id, rather than inside OpenRLHF
     kwargs = json.dumps(env_kwargs, sort_keys=True)
     path = Path(path)
