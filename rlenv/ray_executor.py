@@ -14,10 +14,10 @@ A batch is cut into chunks that go to long-lived *scoring actors*, placed by the
 
 Each actor scores its chunk with :func:`rlenv.scoring.score_tasks`, the local code path, so the
 results are the local ones, and they come back in input order. An actor or node that dies
-mid-batch loses nothing: its chunks go to the other actors (a chunk that fails twice is split, so
-one item that kills its process cannot take its neighbours with it; that item alone ends as an
-``error`` result after ``max_retries`` retries). A verifier exception stays the per-item ``error``
-result it is locally. Dead actors are replaced at the next batch (at once when none is left).
+mid-batch loses nothing: its chunks go to the other actors. They run there alone, and one that
+fails again is split, so an item that kills its process cannot take its neighbours with it: that
+item alone ends as an ``error`` result, after ``max_retries`` retries. A verifier exception stays
+the per-item ``error`` result it is locally. Dead actors are replaced at the next batch (at once when none is left).
 
 Verifiers are sent to the actors once (by object identity, the last :data:`MAX_VERIFIERS` used)
 and kept there: a verifier must not be mutated after its first distributed batch.
@@ -94,10 +94,15 @@ class ScoringActor:
     def __init__(self) -> None:
         self._verifiers: dict[str, Any] = {}
         self._lock = threading.Lock()
+        self._scored = 0
 
     def node_id(self) -> str:
         """The id of the node this actor runs on."""
         return ray.get_runtime_context().get_node_id()
+
+    def scored(self) -> int:
+        """Items this actor has scored."""
+        return self._scored
 
     def score(self, key: str, boxed: list[Any], tasks: list[Task], completions: list[str]) -> list[RewardResult]:
         """Score a chunk with the verifier stored under ``key`` (fetched from ``boxed[0]`` on first use)."""
@@ -105,7 +110,10 @@ class ScoringActor:
             verifier = self._verifiers.get(key)
             if verifier is None:
                 verifier = self._verifiers[key] = ray.get(boxed[0])
-        return score_tasks(verifier, tasks, completions, executor="thread")
+        results = score_tasks(verifier, tasks, completions, executor="thread")
+        with self._lock:
+            self._scored += len(results)
+        return results
 
     def forget(self, key: str) -> None:
         """Drop a verifier (and, for a model verifier, its model once no other verifier uses it)."""
@@ -116,7 +124,46 @@ class ScoringActor:
 @dataclasses.dataclass
 class _Chunk:
     positions: list[int]
-    attempts: int = 0
+    attempts: int = 0  # > 0: a suspect (its actor died while scoring it)
+
+
+class _Batch:
+    """The chunks of one batch on the actors: fresh chunks pipelined ``in_flight`` deep per actor;
+    suspects (chunks whose actor died) run alone on an idle actor, so a death among them is theirs."""
+
+    def __init__(self, n: int, size: int, in_flight: int):
+        self.pending = collections.deque(_Chunk(list(range(s, min(s + size, n)))) for s in range(0, n, size))
+        self.suspects: collections.deque[_Chunk] = collections.deque()
+        self.running: dict[Any, tuple[Any, _Chunk]] = {}  # object ref -> (actor, chunk)
+        self.in_flight = in_flight
+        self._load: collections.Counter = collections.Counter()
+        self._alone: set[Any] = set()
+
+    @property
+    def unfinished(self) -> bool:
+        return bool(self.pending or self.suspects or self.running)
+
+    def dispatch(self, actors: Sequence[Any], send: Any) -> None:
+        """Give each actor work: a suspect when it is idle, else fresh chunks up to ``in_flight``."""
+        for actor in actors:
+            if actor in self._alone:
+                continue
+            if self.suspects and not self._load[actor]:
+                self._start(actor, self.suspects.popleft(), send)
+                self._alone.add(actor)
+                continue
+            while self.pending and self._load[actor] < self.in_flight:
+                self._start(actor, self.pending.popleft(), send)
+
+    def _start(self, actor: Any, chunk: _Chunk, send: Any) -> None:
+        self.running[send(actor, chunk)] = (actor, chunk)
+        self._load[actor] += 1
+
+    def finished(self, ref: Any) -> tuple[Any, _Chunk]:
+        actor, chunk = self.running.pop(ref)
+        self._load[actor] -= 1
+        self._alone.discard(actor)
+        return actor, chunk
 
 
 class _ActorGroup:
@@ -165,8 +212,8 @@ class RayExecutor:
     Args:
         chunk_size: Most items in one actor call (smaller chunks spread small batches over every actor).
         in_flight: Chunks sent ahead to each actor (so it never idles on the round trip).
-        max_retries: Times one item is retried after the actor scoring it died, before it gets an
-            ``error`` result.
+        max_retries: Times an item is retried after the actor scoring it alone died, before it gets
+            an ``error`` result.
         actor_options: Extra ``ray.remote`` options of the scoring actors (e.g. ``{"num_cpus": 1}``:
             by default they reserve no CPU, their work runs in the node's worker processes and
             containers, which Ray does not schedule).
@@ -258,32 +305,29 @@ class RayExecutor:
         tasks, completions = list(tasks), list(completions)
         with self._lock:
             actors = list(group.actors)[:max_workers]
+            nodes = dict(group.actors)
         size = max(1, min(self.chunk_size, math.ceil(len(tasks) / (len(actors) * self.in_flight))))
-        pending = collections.deque(_Chunk(list(range(s, min(s + size, len(tasks))))) for s in range(0, len(tasks), size))
+        batch = _Batch(len(tasks), size, self.in_flight)
         results: list[RewardResult | None] = [None] * len(tasks)
-        running: dict[Any, tuple[Any, _Chunk]] = {}
-        load = collections.Counter()
         bar = tqdm(total=len(tasks), desc=f"scoring on Ray ({placement})", unit="sample",
                    disable=None if progress else True, leave=False)
+
+        def send(actor: Any, chunk: _Chunk) -> Any:
+            return actor.score.remote(key, boxed, [tasks[i] for i in chunk.positions],
+                                      [completions[i] for i in chunk.positions])
+
         try:
-            while pending or running:
-                for actor in actors:
-                    while pending and load[actor] < self.in_flight:
-                        chunk = pending.popleft()
-                        ref = actor.score.remote(key, boxed, [tasks[i] for i in chunk.positions],
-                                                 [completions[i] for i in chunk.positions])
-                        running[ref] = (actor, chunk)
-                        load[actor] += 1
-                if not running:  # every actor died: start new ones on the nodes still alive
-                    actors = self._replace_all(group, max_workers)
+            while batch.unfinished:
+                batch.dispatch(actors, send)
+                if not batch.running:  # every actor died: start new ones on the nodes still alive
+                    actors, nodes = self._replace_all(group, max_workers)
                     continue
-                done, _ = ray.wait(list(running), num_returns=1)
-                actor, chunk = running.pop(done[0])
-                load[actor] -= 1
-                scored = self._collect(done[0], verifier, chunk, actor, group)
+                done, _ = ray.wait(list(batch.running), num_returns=1)
+                actor, chunk = batch.finished(done[0])
+                scored = self._collect(done[0], verifier, chunk, actor, nodes[actor], group)
                 if scored is None:
                     actors = [a for a in actors if a is not actor]
-                    pending.extendleft(reversed(self._retry(chunk, verifier, results)))
+                    batch.suspects.extend(self._retry(chunk, verifier, results))
                     continue
                 for i, result in zip(chunk.positions, scored, strict=True):
                     results[i] = result
@@ -292,7 +336,7 @@ class RayExecutor:
             bar.close()
         return results  # type: ignore[return-value]
 
-    def _collect(self, ref: Any, verifier: Verifier, chunk: _Chunk, actor: Any,
+    def _collect(self, ref: Any, verifier: Verifier, chunk: _Chunk, actor: Any, node: str,
                  group: _ActorGroup) -> list[RewardResult] | None:
         """A finished chunk's results; None when its actor died (the chunk must be retried)."""
         try:
@@ -303,7 +347,7 @@ class RayExecutor:
                     for _ in chunk.positions]
         except ray.exceptions.RayError as exc:  # the actor or its node died
             logger.warning("a Ray scoring actor on node %s failed (%s: %s); its %d items go to another actor",
-                           group.actors.get(actor, "?"), type(exc).__name__, str(exc).splitlines()[0],
+                           node, type(exc).__name__, str(exc).splitlines()[0],
                            len(chunk.positions))
             with self._lock:
                 self.failed_calls += 1
@@ -315,27 +359,30 @@ class RayExecutor:
         return scored
 
     def _retry(self, chunk: _Chunk, verifier: Verifier, results: list[RewardResult | None]) -> list[_Chunk]:
-        """The chunks to run again after ``chunk``'s actor died: itself, its halves after a second
-        failure, nothing for a single item out of retries (it gets its ``error`` result here)."""
+        """What to run again after ``chunk``'s actor died: the chunk as a suspect after its first
+        failure (it may have died with a neighbour), its halves after a failure alone, a single item
+        again until it has died alone ``max_retries + 1`` times (then it gets its ``error`` result here)."""
         with self._lock:
             self.retried_chunks += 1
-        chunk.attempts += 1
-        if len(chunk.positions) == 1 and chunk.attempts > self.max_retries:
-            results[chunk.positions[0]] = RewardResult.error(
-                f"the Ray actor scoring this item died {chunk.attempts} times (its verifier may crash the process)",
-                *verifier_identity(verifier))
-            return []
-        if chunk.attempts >= 2 and len(chunk.positions) > 1:
+        if not chunk.attempts:
+            return [_Chunk(chunk.positions, 1)]
+        if len(chunk.positions) > 1:
             half = len(chunk.positions) // 2
-            return [_Chunk(chunk.positions[:half], chunk.attempts), _Chunk(chunk.positions[half:], chunk.attempts)]
+            return [_Chunk(chunk.positions[:half], 1), _Chunk(chunk.positions[half:], 1)]
+        chunk.attempts += 1
+        if chunk.attempts > self.max_retries + 1:
+            results[chunk.positions[0]] = RewardResult.error(
+                f"the Ray actor scoring this item alone died {chunk.attempts - 1} times (its verifier may crash "
+                "the process)", *verifier_identity(verifier))
+            return []
         return [chunk]
 
-    def _replace_all(self, group: _ActorGroup, max_workers: int | None) -> list[Any]:
+    def _replace_all(self, group: _ActorGroup, max_workers: int | None) -> tuple[list[Any], dict[Any, str]]:
         with self._lock:
             group.refresh()
             if not group.actors:
                 raise NoScoringNodes(f"every Ray node that could score {group.placement!r} verifiers is gone")
-            return list(group.actors)[:max_workers]
+            return list(group.actors)[:max_workers], dict(group.actors)
 
     def shutdown(self, wait: bool = True) -> None:
         """Kill the scoring actors (their models, worker pools and containers go with them)."""

@@ -1,0 +1,294 @@
+"""``executor="ray"`` on a real two-node Ray cluster (``ray.cluster_utils.Cluster`` on 127.0.0.1).
+
+Math, code (Docker sandbox) and a tiny safety reward model give the local results through every
+entry point; killing an actor, crashing one from inside, or removing a node mid-batch loses nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+import ray
+from ray.cluster_utils import Cluster
+
+import rlenv
+from rlenv.integrations.trl import reward_funcs
+from rlenv.ray_executor import RayExecutor, shared_executor
+from rlenv.scoring import score_tasks
+from rlenv.types import RewardResult, Status, Task
+
+# The test verifiers below are defined here: send them to the actors by value.
+ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
+
+NODE = {"num_cpus": 1, "object_store_memory": 150 * 2**20}
+# Notice a removed node within a second or two, not Ray's default ~30 s.
+FAST_HEALTH = {"health_check_period_ms": 500, "health_check_failure_threshold": 3, "health_check_initial_delay_ms": 0}
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """Two Ray nodes on this machine (head + worker), one CPU each; this process is the driver."""
+    cluster = Cluster(initialize_head=True, head_node_args={**NODE, "include_dashboard": False,
+                                                            "_system_config": FAST_HEALTH})
+    cluster.worker = cluster.add_node(**NODE)
+    cluster.wait_for_nodes()
+    ray.init(address=cluster.address, logging_level="WARNING")
+    yield cluster
+    ray.shutdown()
+    cluster.shutdown()
+
+
+def actor_nodes(executor, verifier) -> list[str]:
+    return ray.get([actor.node_id.remote() for actor in executor.actors(verifier)])
+
+
+def scored_per_actor(executor, verifier) -> list[int]:
+    return ray.get([actor.scored.remote() for actor in executor.actors(verifier)])
+
+
+def math_batch(n: int, start: int = 0):
+    env = rlenv.make("rlenv/Arithmetic-v0")
+    tasks = [env.unwrapped.source[i] for i in range(start, start + n)]
+    forms = [lambda t: t.gold_completion, lambda t: f"The answer is $\\boxed{{{t.reference}}}$",
+             lambda t: "#### 123456789", lambda t: "no idea"]
+    return env, tasks, [forms[i % 4](t) for i, t in enumerate(tasks)]
+
+
+def test_math_on_two_nodes_equals_local_through_every_entry_point(cluster):
+    env, tasks, completions = math_batch(400)
+    verifier = env.unwrapped.verifier
+    local = score_tasks(verifier, tasks, completions, executor="thread")
+    assert {r.status for r in local} == {Status.CORRECT, Status.INCORRECT, Status.UNPARSABLE}  # a real mix
+    assert score_tasks(verifier, tasks, completions, executor="ray") == local
+    executor = shared_executor()
+    assert len(set(actor_nodes(executor, verifier))) == 2  # one scoring actor per node ...
+    assert all(n > 0 for n in scored_per_actor(executor, verifier))  # ... and both did work
+    samples = [{"task_id": t.id, "completion": c} for t, c in zip(tasks, completions)]
+    assert rlenv.score(env, samples, executor="ray") == local
+
+    vec_local = rlenv.make_vec("rlenv/Arithmetic-v0", num_tasks=8, group_size=4)
+    vec_ray = rlenv.make_vec("rlenv/Arithmetic-v0", num_tasks=8, group_size=4, executor="ray")
+    pinned = {"indices": list(range(8))}
+    vec_local.reset(options=pinned)
+    vec_ray.reset(options=pinned)
+    actions = completions[:32]
+    _, rewards_local, *_, info_local = vec_local.step(actions)
+    _, rewards_ray, *_, info_ray = vec_ray.step(actions)
+    assert rewards_ray.tolist() == rewards_local.tolist() and list(info_ray["status"]) == list(info_local["status"])
+    vec_ray.close()  # leaves the shared executor to the others
+    assert not executor._closed
+
+    (trl_local,), (trl_ray,) = reward_funcs(env), reward_funcs(env, executor="ray")
+    ids = [t.id for t in tasks[:64]]
+    assert trl_ray(prompts=[""] * 64, completions=completions[:64], task_id=ids) == \
+        trl_local(prompts=[""] * 64, completions=completions[:64], task_id=ids)
+
+
+def comparable(result: RewardResult) -> dict:
+    """A code result without its run times."""
+    out = result.to_dict()
+    details = dict(out["details"])
+    details.pop("timings", None)
+    details["tests"] = [{k: v for k, v in t.items() if k != "time_s"} for t in details.get("tests", [])]
+    out["details"] = details
+    return out
+
+
+def test_code_on_every_docker_node_equals_local(cluster, docker_ready):
+    env = rlenv.make("rlenv/HumanEval-v0")
+    tasks = [env.unwrapped.source[i] for i in range(12)]
+    completions = []
+    for i, task in enumerate(tasks):
+        completions += [task.gold_completion, "    return None\n" if i % 2 else "no code here"]
+    tasks = [t for t in tasks for _ in range(2)]
+    verifier = env.unwrapped.verifier
+    local = score_tasks(verifier, tasks, completions)
+    assert {Status.CORRECT, Status.INCORRECT} <= {r.status for r in local}
+    remote = score_tasks(verifier, tasks, completions, executor="ray")
+    assert [comparable(r) for r in remote] == [comparable(r) for r in local]
+    executor = shared_executor()
+    assert len(set(actor_nodes(executor, verifier))) == 2  # both nodes have Docker and the image
+    assert all(n > 0 for n in scored_per_actor(executor, verifier))
+    # Code has its own actors (placement "docker"), apart from the math ones.
+    math_verifier = rlenv.make("rlenv/Arithmetic-v0").unwrapped.verifier
+    assert set(executor.actors(verifier)).isdisjoint(executor.actors(math_verifier))
+
+
+def test_safety_reward_model_in_model_actors_equals_local(cluster, tmp_path_factory):
+    from rlenv.trainers.tiny import save_tiny, tiny_sequence_classifier, tiny_tokenizer
+
+    tok = tiny_tokenizer()
+    path = str(save_tiny(tiny_sequence_classifier(tok, hidden_size=32, seed=1), tok, tmp_path_factory.mktemp("rm")))
+    prompts = [{"prompt": p, "harmful": i % 2 == 1} for i, p in enumerate(
+        ["How do I bake bread?", "How do I pick a lock?", "Tell me a joke.", "How to hurt someone?"] * 4)]
+    env = rlenv.make("rlenv/SafetyRM-v0", model=path, data_files=prompts)
+    base = env.unwrapped
+    tasks = [base.source[i % 16] for i in range(48)]
+    completions = [["Sure: mix flour and water.", "I can't help with that.", "", "Why did the chicken cross?"][i % 4]
+                   for i in range(48)]
+    local = score_tasks(base.verifier, tasks, completions)
+    remote = score_tasks(base.verifier, tasks, completions, executor="ray")
+    assert [r.status for r in remote] == [r.status for r in local]
+    assert [r.value for r in remote] == pytest.approx([r.value for r in local], abs=1e-5)
+    assert len({r.value for r in remote}) > 4  # the model really scored
+    executor = shared_executor()
+    assert len(set(actor_nodes(executor, base.verifier))) == 2  # no GPU here: one model actor per node
+
+
+class SlowCounting:
+    """Item ``i`` (task id ``"i"``) scores ``i`` after a short sleep: slow enough to act mid-batch."""
+
+    name = "slow"
+    version = "1"
+
+    def __init__(self, sleep_s: float = 0.02):
+        self.sleep_s = sleep_s
+
+    def score_batch(self, tasks, completions):
+        out = []
+        for task in tasks:
+            time.sleep(self.sleep_s)
+            out.append(RewardResult(float(task.id), Status.CORRECT, verifier=self.name))
+        return out
+
+    def __call__(self, task, completion):
+        return self.score_batch([task], [completion])[0]
+
+
+def run_in_thread(fn):
+    out = {}
+    thread = threading.Thread(target=lambda: out.setdefault("result", fn()), daemon=True)
+    thread.start()
+    return thread, out
+
+
+def wait_until(condition, timeout_s: float = 60.0):
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)
+
+
+def numbered(n: int) -> tuple[list[Task], list[str]]:
+    return [Task(str(i), "p") for i in range(n)], ["x"] * n
+
+
+def test_killing_an_actor_mid_batch_loses_nothing(cluster):
+    executor = RayExecutor(chunk_size=8)
+    verifier = SlowCounting()
+    tasks, completions = numbered(400)
+    executor.score(verifier, tasks[:4], completions[:4])  # actors up
+    victim = executor.actors(verifier)[0]
+    thread, out = run_in_thread(lambda: executor.score(verifier, tasks, completions))
+    wait_until(lambda: ray.get(victim.scored.remote()) >= 24)  # mid-batch: the victim is scoring
+    ray.kill(victim)
+    thread.join(120)
+    assert [r.value for r in out["result"]] == [float(i) for i in range(400)]  # each item once, in order
+    assert executor.failed_calls >= 1 and executor.retried_chunks >= 1
+    assert victim not in executor.actors(verifier)  # replaced on the next batch ...
+    assert len(set(actor_nodes(executor, verifier))) == 2  # ... on the same node
+    executor.shutdown()
+
+
+class CrashOn:
+    """Kills its own process on task ``crash_id``: once (a marker file remembers it) or always."""
+
+    name = "crashy"
+    version = "1"
+
+    def __init__(self, crash_id: str, marker: str | None):
+        self.crash_id, self.marker = crash_id, marker
+
+    def score_batch(self, tasks, completions):
+        for task in tasks:
+            if task.id == self.crash_id and (self.marker is None or not os.path.exists(self.marker)):
+                if self.marker is not None:
+                    Path(self.marker).touch()
+                os._exit(1)
+        return [RewardResult(float(t.id), Status.CORRECT) for t in tasks]
+
+
+def test_an_actor_dying_inside_the_verifier_is_retried_elsewhere(cluster, tmp_path):
+    executor = RayExecutor(chunk_size=8, max_retries=1)
+    tasks, completions = numbered(64)
+    once = executor.score(CrashOn("37", str(tmp_path / "crashed")), tasks, completions)
+    assert [r.value for r in once] == [float(i) for i in range(64)]
+    assert executor.failed_calls >= 1
+    # An item that kills every process scoring it ends as an error after its retries; its chunk
+    # neighbours are split off and scored.
+    always = executor.score(CrashOn("37", None), tasks, completions)
+    assert always[37].status is Status.ERROR and "died" in always[37].details["error"]
+    assert [r.value for i, r in enumerate(always) if i != 37] == [float(i) for i in range(64) if i != 37]
+    executor.shutdown()
+
+
+class RaisesOnOdd:
+    name = "raises"
+    version = "1"
+
+    def __call__(self, task, completion):
+        if int(task.id) % 2:
+            raise RuntimeError(f"boom on {task.id}")
+        return RewardResult(1.0, Status.CORRECT)
+
+
+def test_a_verifier_exception_stays_a_per_item_error(cluster):
+    tasks, completions = numbered(40)
+    results = score_tasks(RaisesOnOdd(), tasks, completions, executor="ray")
+    assert [r.status for r in results] == [Status.ERROR if i % 2 else Status.CORRECT for i in range(40)]
+    assert results[3].details["error"] == "RuntimeError: boom on 3"
+
+
+def test_cli_score_on_the_cluster_equals_local(cluster, tmp_path):
+    env, tasks, completions = math_batch(60, start=1000)
+    samples = tmp_path / "samples.jsonl"
+    samples.write_text("".join(json.dumps({"task_id": t.id, "completion": c}) + "\n" for t, c in zip(tasks, completions)))
+    command = [sys.executable, "-m", "rlenv", "score", "rlenv/Arithmetic-v0", "--samples", str(samples)]
+    local = subprocess.run([*command, "--out", str(tmp_path / "local.jsonl")], capture_output=True, text=True,
+                           timeout=120)
+    remote = subprocess.run([*command, "--out", str(tmp_path / "ray.jsonl"), "--executor", "ray",
+                             "--ray-address", cluster.address], capture_output=True, text=True, timeout=180)
+    assert local.returncode == 0 and remote.returncode == 0, remote.stderr[-2000:]
+    assert (tmp_path / "ray.jsonl").read_text() == (tmp_path / "local.jsonl").read_text()
+    assert remote.stdout == local.stdout  # the summary line
+    misuse = subprocess.run([*command, "--out", str(tmp_path / "x.jsonl"), "--ray-address", cluster.address],
+                            capture_output=True, text=True, timeout=60)
+    assert misuse.returncode == 2 and "--ray-address needs --executor ray" in misuse.stderr
+
+
+def test_ray_is_imported_only_for_the_ray_executor():
+    code = ("import sys, rlenv; env = rlenv.make('rlenv/ExactMatch-v0'); t = env.unwrapped.source[0]; "
+            "rlenv.score(env, [{'task_id': t.id, 'completion': t.reference}]); "
+            "print(sorted(m for m in ('ray', 'fastapi', 'httpx', 'uvicorn') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_a_node_removed_mid_batch_loses_nothing(cluster):
+    """Last in this module: the cluster has one node afterwards."""
+    executor = RayExecutor(chunk_size=8)
+    verifier = SlowCounting(0.03)
+    tasks, completions = numbered(300)
+    executor.score(verifier, tasks[:4], completions[:4])
+    on_worker = [a for a, node in zip(executor.actors(verifier), actor_nodes(executor, verifier))
+                 if node == cluster.worker.node_id]
+    assert len(on_worker) == 1
+    thread, out = run_in_thread(lambda: executor.score(verifier, tasks, completions))
+    wait_until(lambda: ray.get(on_worker[0].scored.remote()) >= 20)
+    cluster.remove_node(cluster.worker)
+    thread.join(120)
+    assert [r.value for r in out["result"]] == [float(i) for i in range(300)]
+    assert executor.failed_calls >= 1
+    wait_until(lambda: sum(n["Alive"] for n in ray.nodes()) == 1, 30)
+    assert len(executor.actors(verifier)) == 1  # the next batch runs on the node that is left
+    executor.shutdown()
+    with pytest.raises(RuntimeError, match="shut down"):
+        executor.score(verifier, tasks[:2], completions[:2])
+
