@@ -7,7 +7,10 @@ a Hub load that a test forgot to intercept fails at once instead of retrying for
 import importlib
 import os
 import re
+import socket
 import sys
+import threading
+import time
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -105,6 +108,34 @@ def catalog_hub(fake_hub, hub_data, gsm8k_dir):
         **{("EleutherAI/hendrycks_math", subject): hub_data / "hendrycks_math.jsonl" for subject in MATH_SUBJECTS},
     })
     return fake_hub
+
+
+@pytest.fixture(scope="module")
+def serve_app():
+    """``serve_app(app) -> base URL``: an ASGI app on a real uvicorn server at 127.0.0.1 (a free port),
+    in a thread; every server started is stopped at the end of the test module."""
+    import uvicorn
+
+    running = []
+
+    def start(app) -> str:
+        sock = socket.socket()
+        sock.bind(("127.0.0.1", 0))
+        server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+        thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+        thread.start()
+        running.append((server, thread, sock))
+        deadline = time.monotonic() + 30
+        while not server.started:
+            assert thread.is_alive() and time.monotonic() < deadline, "the uvicorn server did not start"
+            time.sleep(0.02)
+        return f"http://127.0.0.1:{sock.getsockname()[1]}"
+
+    yield start
+    for server, thread, sock in running:
+        server.should_exit = True
+        thread.join(timeout=10)
+        sock.close()
 
 
 def declared_entry_points() -> dict[str, str]:

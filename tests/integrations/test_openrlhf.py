@@ -72,6 +72,21 @@ def test_openrlhf_executor_loads_and_calls_the_reward_file(tmp_path, tokenizer, 
     assert all(float(o["extra_logs"]["status/error"]) == 0.0 for o in outputs)
 
 
+@pytest.mark.parametrize("label", ["task_id", "reference"])
+def test_openrlhf_executor_gets_rewards_from_rlenv_serve_over_http(serve_app, tokenizer, label):
+    """``--remote_rm_url http://HOST:PORT/get_reward``: OpenRLHF's own HTTP client against the reward service."""
+    from rlenv.service import RewardService, create_app
+
+    url = serve_app(create_app(RewardService([ENV_ID, "rlenv/Arithmetic-v0"])))
+    rows = to_openrlhf_rows(ENV_ID, range(3), label=label, chat=True)
+    env = rlenv.make(ENV_ID)
+    responses = [env.unwrapped.source[0].reference, "Lyon", "  " + env.unwrapped.source[2].reference + "\n"]
+    outputs = run_executor(f"{url}/get_reward?env_id={ENV_ID}&label={label}", tokenizer, rows, responses)
+    assert [o["reward"] for o in outputs] == [[1.0], [0.0], [1.0]]
+    assert [o["scores"] for o in outputs] == [[1.0], [0.0], [1.0]]
+    assert [o["extra_logs"]["status/incorrect"] for o in outputs] == [[0.0], [1.0], [0.0]]
+
+
 def crashing_verifier(task, completion):
     raise RuntimeError("verifier crashed")
 
