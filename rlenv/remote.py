@@ -12,6 +12,7 @@ apply on top, so serve the env unwrapped). httpx (the ``serve`` extra) is import
 
 from __future__ import annotations
 
+import concurrent.futures as cf
 import json
 import logging
 import os
@@ -48,7 +49,8 @@ class RemoteVerifier:
             inline: they must be JSON-serializable).
         token: Bearer token (default: ``$RLENV_SERVE_TOKEN`` when set).
         timeout_s: Seconds allowed per request.
-        batch_size: Items per request (a bigger batch is sent as several requests, in order).
+        batch_size: Items per request (a bigger batch is sent as several requests).
+        concurrency: Requests of one batch in flight at once (the service scores them in parallel).
         retries: Extra tries after a connection failure or a 502/503/504 answer (scoring is idempotent).
 
     A request the service refuses (unknown env or task, bad input) raises
@@ -59,13 +61,14 @@ class RemoteVerifier:
     version = "1"
 
     def __init__(self, url: str, env_id: str, *, by: str = "task_id", token: str | None = None,
-                 timeout_s: float = 120.0, batch_size: int = 512, retries: int = 2):
+                 timeout_s: float = 120.0, batch_size: int = 512, concurrency: int = 4, retries: int = 2):
         if not isinstance(url, str) or not url.startswith(("http://", "https://")):
             raise ValueError(f"url must be an http:// or https:// URL, got {url!r}")
         if by not in TASK_KEYS:
             raise ValueError(f"by must be one of {TASK_KEYS}, got {by!r}")
-        if not isinstance(batch_size, int) or batch_size < 1:
-            raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
+        for label, value in (("batch_size", batch_size), ("concurrency", concurrency)):
+            if not isinstance(value, int) or value < 1:
+                raise ValueError(f"{label} must be a positive int, got {value!r}")
         if not isinstance(retries, int) or retries < 0:
             raise ValueError(f"retries must be an int >= 0, got {retries!r}")
         self.url = url.rstrip("/")
@@ -74,6 +77,7 @@ class RemoteVerifier:
         self.token = token if token is not None else os.environ.get(TOKEN_ENV)
         self.timeout_s = float(timeout_s)
         self.batch_size = batch_size
+        self.concurrency = concurrency
         self.retries = retries
         self.name = f"remote({env_id})"
         self._client: Any = None
@@ -137,17 +141,21 @@ class RemoteVerifier:
                 time.sleep(min(0.5 * 2**attempt, 5.0))
         raise RemoteScoringError(problem)
 
+    def _score_chunk(self, tasks: Sequence[Task], completions: Sequence[str]) -> list[RewardResult]:
+        rows = self._post(self._body(tasks, completions), len(tasks))
+        return [RewardResult.from_dict({k: row[k] for k in _RESULT_FIELDS if k in row}) for row in rows]
+
     def score_batch(self, tasks: Sequence[Task], completions: Sequence[str]) -> list[RewardResult]:
-        """Score on the service, ``batch_size`` items per request; results in input order."""
+        """Score on the service, ``batch_size`` items per request, ``concurrency`` requests at once;
+        results in input order."""
         if len(tasks) != len(completions):
             raise ValueError(f"got {len(tasks)} tasks but {len(completions)} completions")
-        results: list[RewardResult] = []
-        for start in range(0, len(tasks), self.batch_size):
-            chunk = slice(start, start + self.batch_size)
-            body = self._body(tasks[chunk], completions[chunk])
-            for row in self._post(body, len(tasks[chunk])):
-                results.append(RewardResult.from_dict({k: row[k] for k in _RESULT_FIELDS if k in row}))
-        return results
+        chunks = [slice(start, start + self.batch_size) for start in range(0, len(tasks), self.batch_size)]
+        if len(chunks) <= 1 or self.concurrency == 1:
+            return [r for chunk in chunks for r in self._score_chunk(tasks[chunk], completions[chunk])]
+        with cf.ThreadPoolExecutor(min(self.concurrency, len(chunks)), thread_name_prefix="rlenv-remote") as pool:
+            parts = pool.map(lambda chunk: self._score_chunk(tasks[chunk], completions[chunk]), chunks)
+            return [r for part in parts for r in part]
 
     def __call__(self, task: Task, completion: str) -> RewardResult:
         return self.score_batch([task], [completion])[0]
