@@ -210,7 +210,9 @@ class RayExecutor:
     """Scores batches on a Ray cluster; see the module docstring. Pass it (or ``"ray"``) as ``executor``.
 
     Args:
-        chunk_size: Most items in one actor call (smaller chunks spread small batches over every actor).
+        chunk_size: Most items in one actor call. A batch is cut into chunks of at most this size,
+            small enough that every actor gets ``in_flight`` of them; big chunks keep the per-call
+            cost (a round trip, pickling) small against cheap checks such as math.
         in_flight: Chunks sent ahead to each actor (so it never idles on the round trip).
         max_retries: Times an item is retried after the actor scoring it alone died, before it gets
             an ``error`` result.
@@ -224,7 +226,7 @@ class RayExecutor:
     Thread-safe: several threads (e.g. the reward service's) may score at once.
     """
 
-    def __init__(self, chunk_size: int = 64, in_flight: int = 2, max_retries: int = 3,
+    def __init__(self, chunk_size: int = 256, in_flight: int = 2, max_retries: int = 3,
                  actor_options: dict[str, Any] | None = None, shared: bool = False):
         for name, value in (("chunk_size", chunk_size), ("in_flight", in_flight)):
             if not isinstance(value, int) or value < 1:
