@@ -141,6 +141,7 @@ def main() -> int:
     import copy
 
     import torch
+
     from rlenv.trainers.sft import sft
     from rlenv.trainers.tiny import tiny_causal_lm, tiny_tokenizer
 

@@ -18,7 +18,7 @@ import rlenv.wrappers  # noqa: F401  (so that rlenv.wrappers.X works after ``imp
 from rlenv import builtin as _builtin  # noqa: F401  (registers the shipped environments)
 from rlenv.checker import EnvCheckError, check_env
 from rlenv.env import TextEnv
-from rlenv.registry import EnvSpec, list_envs, load_plugins, make, register, spec
+from rlenv.registry import EnvSpec, list_envs, load_builtin_families, load_plugins, make, register, spec
 from rlenv.scoring import resolve_samples, score_tasks, verify_safely
 from rlenv.sources import DatasetSource, ProceduralSource, TaskSource
 from rlenv.spaces import ChatSpace, TextSpace
@@ -27,6 +27,8 @@ from rlenv.types import Completion, RewardResult, Status, StepReward, Task, Veri
 from rlenv.vector import TextVectorEnv
 
 __version__ = "0.1.0"
+
+load_builtin_families()
 
 
 def make_vec(

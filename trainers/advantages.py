@@ -39,6 +39,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import torch
+
 from rlenv.trainers.batch import outcome_token_rewards
 from rlenv.trainers.distributed import all_reduce
 

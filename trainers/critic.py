@@ -11,6 +11,7 @@ import copy
 from typing import Any
 
 import torch
+
 from rlenv.trainers.logprobs import completion_hidden_states
 
 

@@ -8,9 +8,9 @@ from typing import Any
 
 import numpy as np
 import torch
-from rlenv.trainers.rollout import HFGenerator, SamplingConfig, run_episodes
 
 from rlenv.evaluation import pass_at_k
+from rlenv.trainers.rollout import HFGenerator, SamplingConfig, run_episodes
 from rlenv.vector import TextVectorEnv
 
 

@@ -22,6 +22,10 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import torch
+from torch import Tensor, nn
+from tqdm.auto import tqdm
+
+from rlenv.sources import load_rows
 from rlenv.trainers.batch import EpisodeBatch
 from rlenv.trainers.logprobs import sequence_logprobs
 from rlenv.trainers.preference_losses import (
@@ -43,10 +47,6 @@ from rlenv.trainers.rollout import (
     make_generator,
     run_episodes,
 )
-from torch import Tensor, nn
-from tqdm.auto import tqdm
-
-from rlenv.sources import load_rows
 
 logger = logging.getLogger(__name__)
 

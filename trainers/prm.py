@@ -21,8 +21,6 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from rlenv.trainers.supervised import FitConfig, as_rows, fit, padded
-
 from rlenv.rm_inputs import (
     DEFAULT_STEP_SUFFIX,
     OVERLONG,
@@ -32,6 +30,7 @@ from rlenv.rm_inputs import (
     recorded_layout,
     stepwise_ids,
 )
+from rlenv.trainers.supervised import FitConfig, as_rows, fit, padded
 
 #: Label id of a correct step (index 1 of the two outputs); 0 is an incorrect step.
 GOOD_LABEL = 1

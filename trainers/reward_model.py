@@ -23,8 +23,6 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
-from rlenv.trainers.supervised import FitConfig, as_rows, fit, padded
-
 from rlenv.rm_inputs import (
     OVERLONG,
     TRUNCATION_SIDES,
@@ -35,6 +33,7 @@ from rlenv.rm_inputs import (
     resolve_pair_layout,
     truncate,
 )
+from rlenv.trainers.supervised import FitConfig, as_rows, fit, padded
 
 
 @dataclasses.dataclass

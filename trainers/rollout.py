@@ -22,10 +22,10 @@ from typing import Any, Protocol
 
 import numpy as np
 import torch
-from rlenv.trainers.advantages import zero_variance_groups
-from rlenv.trainers.batch import EpisodeBatch, step_rewards_to_tokens
 
 from rlenv.scoring import score_tasks
+from rlenv.trainers.advantages import zero_variance_groups
+from rlenv.trainers.batch import EpisodeBatch, step_rewards_to_tokens
 from rlenv.types import Completion, RewardResult, Status
 
 logger = logging.getLogger(__name__)

@@ -33,6 +33,11 @@ from typing import Any
 
 import numpy as np
 import torch
+from torch import Tensor, nn
+from tqdm.auto import tqdm
+
+from rlenv.evaluation import pass_at_k
+from rlenv.scoring import score_tasks
 from rlenv.trainers.batch import EpisodeBatch
 from rlenv.trainers.rollout import (
     EpisodeEnv,
@@ -42,11 +47,6 @@ from rlenv.trainers.rollout import (
     run_episodes,
 )
 from rlenv.trainers.sft import Example, sft_batch, sft_loss
-from torch import Tensor, nn
-from tqdm.auto import tqdm
-
-from rlenv.evaluation import pass_at_k
-from rlenv.scoring import score_tasks
 
 logger = logging.getLogger(__name__)
 

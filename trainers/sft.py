@@ -12,10 +12,11 @@ from collections.abc import Sequence
 from typing import Any
 
 import torch
+from tqdm.auto import tqdm
+
 from rlenv.trainers.batch import EpisodeBatch
 from rlenv.trainers.logprobs import completion_logprobs
 from rlenv.trainers.rollout import Observation, encode_completions, encode_prompts
-from tqdm.auto import tqdm
 
 logger = logging.getLogger(__name__)
 

@@ -34,6 +34,8 @@ from typing import Any
 
 import numpy as np
 import torch
+from tqdm.auto import tqdm
+
 from rlenv.trainers import advantages as advantage_registry
 from rlenv.trainers import distributed as dist
 from rlenv.trainers import losses
@@ -51,7 +53,6 @@ from rlenv.trainers.rollout import (
     collect,
     make_generator,
 )
-from tqdm.auto import tqdm
 
 logger = logging.getLogger(__name__)
 

@@ -23,6 +23,9 @@ from pathlib import Path
 from typing import Any
 
 import torch
+from torch import Tensor
+from torch.nn.attention import SDPBackend, sdpa_kernel
+
 from rlenv.trainers import distributed as dist
 from rlenv.trainers import losses
 from rlenv.trainers.algorithms import ALGORITHMS, Algorithm
@@ -30,8 +33,6 @@ from rlenv.trainers.batch import EpisodeBatch
 from rlenv.trainers.logprobs import batch_logprobs, completion_hidden_states
 from rlenv.trainers.trainer import CHECKPOINT_FILE, Trainer
 from rlenv.trainers.trust_region import AdaptiveKLController, klpen_token_loss, trpo_step
-from torch import Tensor
-from torch.nn.attention import SDPBackend, sdpa_kernel
 
 
 @losses.register("ppo_klpen")

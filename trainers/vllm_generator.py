@@ -21,6 +21,8 @@ from collections.abc import Sequence
 from typing import Any
 
 import torch
+
+from rlenv.inference.vllm_engine import make_llm
 from rlenv.trainers.rollout import (
     Generation,
     Observation,
@@ -29,8 +31,6 @@ from rlenv.trainers.rollout import (
     eos_token_ids,
     prompt_token_lists,
 )
-
-from rlenv.inference.vllm_engine import make_llm
 
 logger = logging.getLogger(__name__)
 

@@ -9,7 +9,6 @@ from typing import Any
 from rlenv.envs.code.extraction import BLOCK_CHOICES
 from rlenv.envs.code.formats import AssertTests, HumanEvalTests, IOTests
 from rlenv.sandbox import JobResult, JobStatus, Limits, SandboxPool, shared_pool
-
 from rlenv.types import RewardResult, Status, Task
 
 #: Accepted ``reward`` modes.

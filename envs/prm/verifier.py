@@ -9,7 +9,6 @@ from typing import Any
 from rlenv.envs.hf import ModelVerifier
 from rlenv.envs.prm.aggregate import AGGREGATIONS, DENSE_MODES, aggregate, dense_rewards, first_error
 from rlenv.envs.prm.steps import Span, StepSplitter
-
 from rlenv.rm_inputs import (
     DEFAULT_STEP_SUFFIX,
     pair_ids,

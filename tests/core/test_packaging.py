@@ -29,7 +29,7 @@ def test_the_wheel_installs_one_import_name(wheel):
     for data in ("rlenv/sandbox/Dockerfile", "rlenv/envs/format/sample.jsonl", "rlenv/report/assets/report.js"):
         assert data in names
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
-    assert "rlenv.envs.rgym.plugin:register_reasoning_gym" in zipfile.ZipFile(wheel).read(entry_points).decode()
+    assert "rlenv.envs.rgym.registration:register_reasoning_gym_envs" in zipfile.ZipFile(wheel).read(entry_points).decode()
 
 
 def test_the_installed_wheel_imports_without_the_source_tree(wheel, tmp_path):

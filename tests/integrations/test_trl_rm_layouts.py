@@ -19,11 +19,6 @@ import logging
 import pytest
 import torch
 from datasets import Dataset
-from rlenv.envs.prm import PRMEnv, PRMVerifier, StepSplitter
-from rlenv.envs.safety import RewardModelVerifier, SafetyRMEnv
-from rlenv.trainers.prm import PRMConfig, train_prm
-from rlenv.trainers.reward_model import RewardModelConfig, train_reward_model
-from rlenv.trainers.tiny import save_tiny, tiny_sequence_classifier, tiny_token_classifier, tiny_tokenizer
 from tokenizers import processors
 from transformers import (
     AutoModelForSequenceClassification,
@@ -35,7 +30,12 @@ from transformers import (
 from trl import RewardConfig, RewardTrainer
 
 from rlenv import Task
+from rlenv.envs.prm import PRMEnv, PRMVerifier, StepSplitter
+from rlenv.envs.safety import RewardModelVerifier, SafetyRMEnv
 from rlenv.rm_inputs import pair_ids, stepwise_ids
+from rlenv.trainers.prm import PRMConfig, train_prm
+from rlenv.trainers.reward_model import RewardModelConfig, train_reward_model
+from rlenv.trainers.tiny import save_tiny, tiny_sequence_classifier, tiny_token_classifier, tiny_tokenizer
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 

@@ -6,6 +6,7 @@ import math
 import os
 
 import pytest
+
 from rlenv.sandbox import FunctionJob, IOCase, JobResult, JobStatus, Limits, ProgramJob, TestStatus
 from rlenv.sandbox.jobs import encode_job
 from rlenv.sandbox.runner import (

@@ -8,6 +8,7 @@ import math
 
 import pytest
 import torch
+
 from rlenv.trainers.preference_losses import (
     average_logps,
     dpo_loss,

@@ -4,6 +4,7 @@ import logging
 
 import pytest
 import torch
+
 from rlenv.trainers.preference_monitor import PreferenceMonitor
 
 

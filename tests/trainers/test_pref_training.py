@@ -4,6 +4,8 @@ import logging
 
 import pytest
 import torch
+from trainer_helpers import tiny_policy
+
 from rlenv.trainers.batch import EpisodeBatch
 from rlenv.trainers.logprobs import sequence_logprobs
 from rlenv.trainers.preference import (
@@ -17,7 +19,6 @@ from rlenv.trainers.preference import (
 )
 from rlenv.trainers.rollout import SamplingConfig, ScoreFnEnv
 from rlenv.trainers.tiny import tiny_tokenizer
-from trainer_helpers import tiny_policy
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 

@@ -7,8 +7,11 @@ import copy
 import pytest
 import torch
 import torch.nn.functional as F
+
+import rlenv
 from rlenv.envs.prm import PRMEnv, PRMVerifier, StepSplitter, step_label_accuracy
 from rlenv.envs.prm.synthetic import arithmetic_stepwise_rows
+from rlenv.rm_inputs import stepwise_ids
 from rlenv.trainers.prm import PRMConfig, step_accuracy, train_prm
 from rlenv.trainers.tiny import (
     save_tiny,
@@ -16,9 +19,6 @@ from rlenv.trainers.tiny import (
     tiny_token_classifier,
     tiny_word_tokenizer,
 )
-
-import rlenv
-from rlenv.rm_inputs import stepwise_ids
 
 TRAIN, TEST = arithmetic_stepwise_rows(400, seed=0), arithmetic_stepwise_rows(200, seed=1)
 CONFIG = PRMConfig(learning_rate=3e-3, num_epochs=12, batch_size=16, seed=0, progress=False)

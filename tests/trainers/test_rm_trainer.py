@@ -8,8 +8,11 @@ import random
 import pytest
 import torch
 import torch.nn.functional as F
+
+import rlenv
 from rlenv.envs.safety import RewardModelVerifier, SafetyRMEnv
 from rlenv.envs.safety.synthetic import REFUSALS, answer, safety_preference_pairs, safety_prompts
+from rlenv.rm_inputs import pair_ids
 from rlenv.trainers.reward_model import RewardModelConfig, pairwise_accuracy, train_reward_model
 from rlenv.trainers.tiny import (
     save_tiny,
@@ -17,9 +20,6 @@ from rlenv.trainers.tiny import (
     tiny_token_classifier,
     tiny_word_tokenizer,
 )
-
-import rlenv
-from rlenv.rm_inputs import pair_ids
 
 TRAIN, TEST = safety_preference_pairs("train"), safety_preference_pairs("test")
 CONFIG = RewardModelConfig(learning_rate=3e-3, num_epochs=6, batch_size=16, seed=0, progress=False)
@@ -110,8 +110,9 @@ def test_first_step_loss_is_the_bradley_terry_loss_with_margin_and_centring():
 
 
 def test_pair_layout_is_trl_reward_trainers_tokenization():
-    from rlenv.trainers.tiny import tiny_tokenizer
     from trl.data_utils import _tokenize  # what TRL's RewardTrainer applies to each chosen/rejected side
+
+    from rlenv.trainers.tiny import tiny_tokenizer
 
     plain, chat = tiny_tokenizer(), tiny_tokenizer(chat_template=True)
     prompt, completion = "How do I bake bread?", "Mix, knead, bake."

@@ -18,9 +18,6 @@ rounds it reached only 0.254).
 import logging
 
 import pytest
-from rlenv.trainers.preference import OnlineDPO, OnlineDPOConfig, PreferenceConfig
-from rlenv.trainers.rollout import SamplingConfig
-from rlenv.trainers.self_training import SelfTrainer, self_training_config
 from trainer_helpers import (
     MAX_NEW_TOKENS,
     held_out_pass_at_1,
@@ -31,6 +28,9 @@ from trainer_helpers import (
 )
 
 import rlenv
+from rlenv.trainers.preference import OnlineDPO, OnlineDPOConfig, PreferenceConfig
+from rlenv.trainers.rollout import SamplingConfig
+from rlenv.trainers.self_training import SelfTrainer, self_training_config
 
 ROUNDS, NUM_TASKS, GROUP_SIZE = 40, 32, 4
 MIN_GAIN = 0.10

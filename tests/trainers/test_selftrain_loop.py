@@ -2,6 +2,9 @@
 
 import pytest
 import torch
+from trainer_helpers import addition_env, tiny_policy
+
+from rlenv import TextVectorEnv
 from rlenv.trainers.rollout import SamplingConfig, run_episodes
 from rlenv.trainers.self_training import (
     PRESETS,
@@ -12,9 +15,6 @@ from rlenv.trainers.self_training import (
     self_training_config,
 )
 from rlenv.trainers.sft import sft
-from trainer_helpers import addition_env, tiny_policy
-
-from rlenv import TextVectorEnv
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 

@@ -2,6 +2,7 @@
 
 import pytest
 import torch
+
 from rlenv.trainers import advantages
 from rlenv.trainers.advantages import group_stats, masked_whiten, overlong_penalty
 

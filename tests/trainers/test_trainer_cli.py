@@ -4,8 +4,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from rlenv.trainers.tiny import save_tiny
 from trainer_helpers import tiny_policy
+
+from rlenv.trainers.tiny import save_tiny
 
 REPO = Path(__file__).resolve().parents[2]
 

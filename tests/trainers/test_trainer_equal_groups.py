@@ -4,6 +4,7 @@ otherwise turn one ulp of rounding into a large advantage for every member."""
 
 import pytest
 import torch
+
 from rlenv.trainers import ALGORITHMS
 from rlenv.trainers import advantages as adv
 from rlenv.trainers.advantages import zero_variance_groups

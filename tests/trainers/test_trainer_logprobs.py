@@ -1,5 +1,7 @@
 import pytest
 import torch
+from trainer_helpers import tiny_policy
+
 from rlenv.trainers.batch import EpisodeBatch
 from rlenv.trainers.logprobs import (
     batch_logprobs,
@@ -9,7 +11,6 @@ from rlenv.trainers.logprobs import (
     sequence_logprobs,
 )
 from rlenv.trainers.rollout import HFGenerator, SamplingConfig
-from trainer_helpers import tiny_policy
 
 
 @pytest.fixture(scope="module")

@@ -5,10 +5,11 @@ import math
 
 import pytest
 import torch
+from trainer_helpers import tiny_policy
+
 from rlenv.trainers import losses
 from rlenv.trainers.batch import EpisodeBatch
 from rlenv.trainers.logprobs import completion_logprobs
-from trainer_helpers import tiny_policy
 
 RATIOS = torch.tensor([1.5, 0.5, 1.1, 0.5, 1.5, 4.0])
 ADVS = torch.tensor([1.0, -1.0, 1.0, 1.0, -1.0, -1.0])

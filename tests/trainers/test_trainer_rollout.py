@@ -1,5 +1,8 @@
 import pytest
 import torch
+from trainer_helpers import addition_env, tiny_policy
+
+from rlenv import RewardResult, Status, StepReward, TextVectorEnv
 from rlenv.trainers.rollout import (
     Generation,
     HFGenerator,
@@ -11,9 +14,6 @@ from rlenv.trainers.rollout import (
     run_episodes,
     zero_variance_groups,
 )
-from trainer_helpers import addition_env, tiny_policy
-
-from rlenv import RewardResult, Status, StepReward, TextVectorEnv
 
 
 @pytest.fixture(scope="module")

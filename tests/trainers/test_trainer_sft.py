@@ -1,8 +1,8 @@
-from rlenv.trainers.rollout import HFGenerator, SamplingConfig, run_episodes
-from rlenv.trainers.sft import gold_examples, sft, sft_batch
 from trainer_helpers import addition_env, tiny_policy
 
 from rlenv import TextVectorEnv
+from rlenv.trainers.rollout import HFGenerator, SamplingConfig, run_episodes
+from rlenv.trainers.sft import gold_examples, sft, sft_batch
 
 
 def greedy_accuracy(model, tok, env, indices):

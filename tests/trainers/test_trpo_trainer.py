@@ -10,10 +10,11 @@ import math
 
 import pytest
 import torch
+from trainer_helpers import addition_env, tiny_policy
+
 from rlenv.trainers import gold_examples, losses, sft
 from rlenv.trainers.logprobs import completion_hidden_states
 from rlenv.trainers.trust_region import klpen_token_loss
-from trainer_helpers import addition_env, tiny_policy
 
 BASE = dict(num_tasks=8, max_new_tokens=4, micro_batch_size=32, progress=False)
 

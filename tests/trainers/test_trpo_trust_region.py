@@ -4,6 +4,8 @@ import math
 
 import pytest
 import torch
+from torch import nn
+
 from rlenv.trainers.trust_region import (
     AdaptiveKLController,
     conjugate_gradient,
@@ -12,7 +14,6 @@ from rlenv.trainers.trust_region import (
     klpen_token_loss,
     trpo_step,
 )
-from torch import nn
 
 
 def test_trpo_adaptive_kl_rule():

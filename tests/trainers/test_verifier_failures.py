@@ -6,12 +6,12 @@ import zlib
 
 import pytest
 import torch
-from rlenv.trainers import Trainer, TrainerConfig
-from rlenv.trainers.advantages import get as advantage
-from rlenv.trainers.rollout import FailureLog, FailurePolicy, HFGenerator, SamplingConfig, collect
 from trainer_helpers import MAX_NEW_TOKENS, addition_env, tiny_policy
 
 from rlenv import RewardResult, TextEnv, TextVectorEnv
+from rlenv.trainers import Trainer, TrainerConfig
+from rlenv.trainers.advantages import get as advantage
+from rlenv.trainers.rollout import FailureLog, FailurePolicy, HFGenerator, SamplingConfig, collect
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 

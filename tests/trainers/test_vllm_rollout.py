@@ -8,10 +8,6 @@ import logging
 
 import pytest
 import torch
-from rlenv.trainers import ALGORITHMS, Trainer, gold_examples, sft
-from rlenv.trainers.logprobs import completion_logprobs
-from rlenv.trainers.rollout import HFGenerator, SamplingConfig, make_generator
-from rlenv.trainers.tiny import tiny_causal_lm, tiny_tokenizer
 from trainer_helpers import (
     MAX_NEW_TOKENS,
     SFT_BATCH,
@@ -21,6 +17,11 @@ from trainer_helpers import (
     make_task_env,
     training_split,
 )
+
+from rlenv.trainers import ALGORITHMS, Trainer, gold_examples, sft
+from rlenv.trainers.logprobs import completion_logprobs
+from rlenv.trainers.rollout import HFGenerator, SamplingConfig, make_generator
+from rlenv.trainers.tiny import tiny_causal_lm, tiny_tokenizer
 
 pytest.importorskip("vllm")
 

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import random
 
-from rlenv.trainers.tiny import tiny_causal_lm, tiny_tokenizer
-
 import rlenv
 from rlenv import (
     ProceduralSource,
@@ -20,6 +18,7 @@ from rlenv import (
     disjoint_split,
     distinct_prompt_indices,
 )
+from rlenv.trainers.tiny import tiny_causal_lm, tiny_tokenizer
 
 #: Learning task: held-out evaluation uses the first HELD_OUT_PROBLEMS distinct problems drawn from index
 #: HELD_OUT_START on; training (SFT and RL) uses TRAIN_SIZE tasks whose prompts are none of those problems.

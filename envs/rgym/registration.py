@@ -1,7 +1,7 @@
 """Registration of every reasoning-gym dataset as ``reasoning_gym/<name>-v0``.
 
-:func:`register_reasoning_gym` is rlenv's entry point in the ``rlenv.envs`` group (see
-``pyproject.toml``), so the registry calls it lazily: on ``rlenv.list_envs()`` / ``rlenv list``
+:func:`register_reasoning_gym_envs` is rlenv's entry point in the ``rlenv.envs`` group (see
+``pyproject.toml``; it declares the ``reasoning-gym`` extra), so the registry calls it lazily: on ``rlenv.list_envs()`` / ``rlenv list``
 and on the first ``rlenv.make`` of an id it does not know yet. Without reasoning-gym installed it
 registers nothing.
 """
@@ -11,7 +11,6 @@ from __future__ import annotations
 import importlib.util
 
 from rlenv.envs.rgym.env import dataset_classes, env_id
-
 from rlenv.registry import is_registered, register
 
 #: The factory every reasoning-gym id points at (with ``name=`` the dataset).
@@ -24,7 +23,7 @@ def describe(dataset_class: type) -> str:
     return f"reasoning-gym: {lines[0].strip() if lines else dataset_class.__name__}"
 
 
-def register_reasoning_gym() -> None:
+def register_reasoning_gym_envs() -> None:
     """Register ``reasoning_gym/<name>-v0`` for every dataset of the installed reasoning-gym (ids already
     registered are left as they are); nothing when reasoning-gym is not installed."""
     if importlib.util.find_spec("reasoning_gym") is None:

