@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import torch  # noqa: E402
 
-from rlenv.trainers.rollout import SamplingConfig, make_generator  # noqa: E402
+from rlenv.inference.policy import SamplingConfig, make_generator  # noqa: E402
 from rlenv.trainers.tiny import tiny_causal_lm, tiny_tokenizer  # noqa: E402
 
 

@@ -39,10 +39,10 @@ sys.path.insert(0, str(ROOT))
 import torch  # noqa: E402
 
 import rlenv  # noqa: E402
+from rlenv.inference.policy import SamplingConfig  # noqa: E402
 from rlenv.trainers import ALGORITHMS, Trainer, gold_examples, sft  # noqa: E402
 from rlenv.trainers.evaluate import evaluate  # noqa: E402
 from rlenv.trainers.preference import OnlineDPO, OnlineDPOConfig, PreferenceConfig  # noqa: E402
-from rlenv.trainers.rollout import SamplingConfig  # noqa: E402
 from rlenv.trainers.self_training import SelfTrainer, self_training_config  # noqa: E402
 from rlenv.trainers.tiny import tiny_causal_lm, tiny_tokenizer  # noqa: E402
 

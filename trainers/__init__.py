@@ -15,10 +15,11 @@ Algorithms: :data:`ALGORITHMS` (presets ``reinforce_pp``, ``reinforce_pp_baselin
 :mod:`rlenv.trainers.advantages` and :mod:`rlenv.trainers.losses`, run by :class:`Trainer`.
 """
 
+from rlenv.inference.policy import Generation, HFGenerator, SamplingConfig
 from rlenv.trainers.algorithms import ALGORITHMS, Algorithm
 from rlenv.trainers.batch import EpisodeBatch
 from rlenv.trainers.logprobs import batch_logprobs, completion_logprobs, sequence_logprobs
-from rlenv.trainers.rollout import Generation, HFGenerator, SamplingConfig, ScoreFnEnv, collect, run_episodes
+from rlenv.trainers.rollout import ScoreFnEnv, collect, run_episodes
 from rlenv.trainers.sft import gold_examples, sft
 from rlenv.trainers.trainer import Trainer, TrainerConfig
 

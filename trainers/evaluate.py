@@ -10,7 +10,8 @@ import numpy as np
 import torch
 
 from rlenv.evaluation import pass_at_k
-from rlenv.trainers.rollout import HFGenerator, SamplingConfig, run_episodes
+from rlenv.inference.policy import HFGenerator, SamplingConfig
+from rlenv.trainers.rollout import run_episodes
 from rlenv.vector import TextVectorEnv
 
 

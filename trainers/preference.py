@@ -25,6 +25,7 @@ import torch
 from torch import Tensor, nn
 from tqdm.auto import tqdm
 
+from rlenv.inference.policy import SamplingConfig, encode_completions, encode_prompts, make_generator
 from rlenv.sources import load_rows
 from rlenv.trainers.batch import EpisodeBatch
 from rlenv.trainers.logprobs import sequence_logprobs
@@ -39,14 +40,7 @@ from rlenv.trainers.preference_losses import (
     simpo_loss,
 )
 from rlenv.trainers.preference_monitor import PreferenceMonitor
-from rlenv.trainers.rollout import (
-    EpisodeEnv,
-    SamplingConfig,
-    encode_completions,
-    encode_prompts,
-    make_generator,
-    run_episodes,
-)
+from rlenv.trainers.rollout import EpisodeEnv, run_episodes
 
 logger = logging.getLogger(__name__)
 

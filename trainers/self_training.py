@@ -37,15 +37,10 @@ from torch import Tensor, nn
 from tqdm.auto import tqdm
 
 from rlenv.evaluation import pass_at_k
+from rlenv.inference.policy import SamplingConfig, decode_completions, make_generator
 from rlenv.scoring import score_tasks
 from rlenv.trainers.batch import EpisodeBatch
-from rlenv.trainers.rollout import (
-    EpisodeEnv,
-    SamplingConfig,
-    decode_completions,
-    make_generator,
-    run_episodes,
-)
+from rlenv.trainers.rollout import EpisodeEnv, run_episodes
 from rlenv.trainers.sft import Example, sft_batch, sft_loss
 
 logger = logging.getLogger(__name__)

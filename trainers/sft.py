@@ -14,9 +14,9 @@ from typing import Any
 import torch
 from tqdm.auto import tqdm
 
+from rlenv.inference.policy import Observation, encode_completions, encode_prompts
 from rlenv.trainers.batch import EpisodeBatch
 from rlenv.trainers.logprobs import completion_logprobs
-from rlenv.trainers.rollout import Observation, encode_completions, encode_prompts
 
 logger = logging.getLogger(__name__)
 

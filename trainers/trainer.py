@@ -36,6 +36,7 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
+from rlenv.inference.policy import GenerateFn, SamplingConfig, make_generator
 from rlenv.trainers import advantages as advantage_registry
 from rlenv.trainers import distributed as dist
 from rlenv.trainers import losses
@@ -44,15 +45,7 @@ from rlenv.trainers.algorithms import Algorithm, resolve
 from rlenv.trainers.batch import EpisodeBatch, outcome_token_rewards
 from rlenv.trainers.critic import ValueHead, ValueModel
 from rlenv.trainers.logprobs import batch_logprobs, completion_logprobs
-from rlenv.trainers.rollout import (
-    EpisodeEnv,
-    FailureLog,
-    FailurePolicy,
-    GenerateFn,
-    SamplingConfig,
-    collect,
-    make_generator,
-)
+from rlenv.trainers.rollout import EpisodeEnv, FailureLog, FailurePolicy, collect
 
 logger = logging.getLogger(__name__)
 

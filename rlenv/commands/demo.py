@@ -151,8 +151,8 @@ def run_demo(preset: DemoConfig, out: Path, seed: int = 0, progress: bool = True
     import rlenv
     from rlenv.evaluation import EvalOptions, compare_results, evaluate_policy, read_results
     from rlenv.inference.hf import policy_generate
+    from rlenv.inference.policy import SamplingConfig
     from rlenv.trainers import Trainer
-    from rlenv.trainers.rollout import SamplingConfig
     from rlenv.trainers.sft import gold_examples, sft
     from rlenv.trainers.tiny import tiny_causal_lm, tiny_tokenizer
 

@@ -9,7 +9,7 @@ and appends what it found to ``info["hacks"]``::
 Detectors are also plain functions (``detect_*``) and :mod:`rlenv.wrappers.monitors` holds the
 batch-level monitors; :func:`audit` runs an env's detectors on offline samples. Detectors are
 registered by name (:func:`register_detector`): the generic ones here, a family's own by its family
-(the code family's ``code_tampering`` lives in :mod:`rlenv.envs.code.tampering`).
+(the code family registers ``code_tampering``).
 """
 
 from rlenv.wrappers.audit import AuditReport, audit

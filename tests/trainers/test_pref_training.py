@@ -6,6 +6,7 @@ import pytest
 import torch
 from trainer_helpers import tiny_policy
 
+from rlenv.inference.policy import SamplingConfig
 from rlenv.trainers.batch import EpisodeBatch
 from rlenv.trainers.logprobs import sequence_logprobs
 from rlenv.trainers.preference import (
@@ -17,7 +18,7 @@ from rlenv.trainers.preference import (
     pair_logps,
     pairs_from_groups,
 )
-from rlenv.trainers.rollout import SamplingConfig, ScoreFnEnv
+from rlenv.trainers.rollout import ScoreFnEnv
 from rlenv.trainers.tiny import tiny_tokenizer
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")

@@ -28,8 +28,8 @@ from trainer_helpers import (
 )
 
 import rlenv
+from rlenv.inference.policy import SamplingConfig
 from rlenv.trainers.preference import OnlineDPO, OnlineDPOConfig, PreferenceConfig
-from rlenv.trainers.rollout import SamplingConfig
 from rlenv.trainers.self_training import SelfTrainer, self_training_config
 
 ROUNDS, NUM_TASKS, GROUP_SIZE = 40, 32, 4

@@ -5,7 +5,8 @@ import torch
 from trainer_helpers import addition_env, tiny_policy
 
 from rlenv import TextVectorEnv
-from rlenv.trainers.rollout import SamplingConfig, run_episodes
+from rlenv.inference.policy import SamplingConfig
+from rlenv.trainers.rollout import run_episodes
 from rlenv.trainers.self_training import (
     PRESETS,
     SelfTrainer,

@@ -3,17 +3,14 @@ import torch
 from trainer_helpers import addition_env, tiny_policy
 
 from rlenv import RewardResult, Status, StepReward, TextVectorEnv
-from rlenv.trainers.rollout import (
+from rlenv.inference.policy import (
     Generation,
     HFGenerator,
     SamplingConfig,
-    ScoreFnEnv,
-    collect,
     completion_mask_from_ids,
     encode_prompts,
-    run_episodes,
-    zero_variance_groups,
 )
+from rlenv.trainers.rollout import ScoreFnEnv, collect, run_episodes, zero_variance_groups
 
 
 @pytest.fixture(scope="module")

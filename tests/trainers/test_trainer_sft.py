@@ -1,7 +1,8 @@
 from trainer_helpers import addition_env, tiny_policy
 
 from rlenv import TextVectorEnv
-from rlenv.trainers.rollout import HFGenerator, SamplingConfig, run_episodes
+from rlenv.inference.policy import HFGenerator, SamplingConfig
+from rlenv.trainers.rollout import run_episodes
 from rlenv.trainers.sft import gold_examples, sft, sft_batch
 
 

@@ -18,9 +18,9 @@ from trainer_helpers import (
     training_split,
 )
 
+from rlenv.inference.policy import HFGenerator, SamplingConfig, make_generator
 from rlenv.trainers import ALGORITHMS, Trainer, gold_examples, sft
 from rlenv.trainers.logprobs import completion_logprobs
-from rlenv.trainers.rollout import HFGenerator, SamplingConfig, make_generator
 from rlenv.trainers.tiny import tiny_causal_lm, tiny_tokenizer
 
 pytest.importorskip("vllm")

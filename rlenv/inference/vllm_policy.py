@@ -1,7 +1,7 @@
 """Rollouts through an in-process vLLM engine colocated with the policy, kept in sync with it.
 
 :class:`VLLMGenerator` is a generate function (``observations -> Generation``) like
-:class:`~rlenv.trainers.rollout.HFGenerator`: same prompts (the tokenizer's ids, chat template
+:class:`~rlenv.inference.policy.HFGenerator`: same prompts (the tokenizer's ids, chat template
 included), same sampling settings, completions with the sampler's log-probs and truncation flags.
 The engine holds its own copy of the weights. Before generating, the generator checks whether
 any policy parameter changed since the last copy (PyTorch's in-place version counters move with
@@ -22,15 +22,15 @@ from typing import Any
 
 import torch
 
-from rlenv.inference.vllm_engine import make_llm
-from rlenv.trainers.rollout import (
+from rlenv.inference.policy import (
     Generation,
     Observation,
     SamplingConfig,
-    _pad_id,
     eos_token_ids,
+    pad_token_id_of,
     prompt_token_lists,
 )
+from rlenv.inference.vllm_engine import make_llm
 
 logger = logging.getLogger(__name__)
 
@@ -40,7 +40,7 @@ class VLLMGenerator:
     Args:
         policy: the ``transformers`` causal LM being trained (its config and weights seed the engine).
         tokenizer: its tokenizer.
-        sampling: a :class:`~rlenv.trainers.rollout.SamplingConfig` (``top_k=0`` means off).
+        sampling: a :class:`~rlenv.inference.policy.SamplingConfig` (``top_k=0`` means off).
         seed: the engine's sampling seed.
         max_model_len: the engine's context length (default: the policy's position limit).
         gpu_memory_utilization: the share of GPU memory the engine may take (on CPU, a
@@ -129,7 +129,7 @@ class VLLMGenerator:
             completions.append(ids)
             logprobs.append([float(step[token].logprob) for token, step in zip(ids, sample.logprobs, strict=True)])
             truncated.append(sample.finish_reason == "length")
-        return Generation.from_token_lists(prompts, completions, pad_token_id=_pad_id(self.tokenizer),
+        return Generation.from_token_lists(prompts, completions, pad_token_id=pad_token_id_of(self.tokenizer),
                                            eos_token_id=self.eos_token_ids, logprobs=logprobs, truncated=truncated)
 
     def close(self) -> None:
