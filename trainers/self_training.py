@@ -287,7 +287,7 @@ class SelfTrainer:
         for r in tqdm(range(self.config.rounds), desc="self-training", disable=not progress):
             metrics = self.train_round(r)
             self.rounds.append(metrics)
-            logger.info("self-training round %d: %s", r, metrics)
+            logger.debug("self-training round %d: %s", r, metrics)
             if self.log_fn is not None:
                 self.log_fn(metrics, r)
         return self.rounds

@@ -662,7 +662,7 @@ class Trainer:
         self.history.append(metrics)
         if dist.rank() != 0:
             return
-        logger.info("step %d: %s", self.step, {k: round(v, 4) for k, v in metrics.items()})
+        logger.debug("step %d: %s", self.step, {k: round(v, 4) for k, v in metrics.items()})
         if self.config.output_dir is None:
             return
         out = Path(self.config.output_dir)
