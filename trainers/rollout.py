@@ -26,8 +26,8 @@ import torch
 
 from rlenv.inference.policy import GenerateFn, Observation, decode_completions, pad_token_id_of
 from rlenv.scoring import score_tasks
-from rlenv.trainers.advantages import zero_variance_groups
 from rlenv.trainers.batch import EpisodeBatch, step_rewards_to_tokens
+from rlenv.trainers.policy_gradient.advantages import zero_variance_groups
 from rlenv.types import Completion, RewardResult, Status
 
 logger = logging.getLogger(__name__)

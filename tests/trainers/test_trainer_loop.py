@@ -186,7 +186,7 @@ def test_entropy_bonus_enters_the_total_loss(warm, episodes):
 
 def test_critic_values_are_read_before_each_token(warm):
     """V(s_t) must not see token t (verl #1758): changing token 2 changes values from position 3 on."""
-    from rlenv.trainers.critic import ValueModel
+    from rlenv.trainers.policy_gradient.critic import ValueModel
 
     model, tok = fresh(warm)
     critic = ValueModel.from_policy(model)

@@ -2,8 +2,8 @@ from trainer_helpers import addition_env, tiny_policy
 
 from rlenv import TextVectorEnv
 from rlenv.inference.policy import HFGenerator, SamplingConfig
+from rlenv.trainers.finetune import gold_examples, sft, sft_batch
 from rlenv.trainers.rollout import run_episodes
-from rlenv.trainers.sft import gold_examples, sft, sft_batch
 
 
 def greedy_accuracy(model, tok, env, indices):

@@ -6,7 +6,7 @@ import pytest
 import torch
 from torch import nn
 
-from rlenv.trainers.trust_region import (
+from rlenv.trainers.policy_gradient.trust_region import (
     AdaptiveKLController,
     conjugate_gradient,
     fisher_vector_product,

@@ -11,7 +11,7 @@ from trainer_helpers import MAX_NEW_TOKENS, addition_env, tiny_policy
 from rlenv import RewardResult, TextEnv, TextVectorEnv
 from rlenv.inference.policy import HFGenerator, SamplingConfig
 from rlenv.trainers import Trainer, TrainerConfig
-from rlenv.trainers.advantages import get as advantage
+from rlenv.trainers.policy_gradient.advantages import get as advantage
 from rlenv.trainers.rollout import FailureLog, FailurePolicy, collect
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")

@@ -1,11 +1,11 @@
-"""PPO-KLPEN and TRPO as :class:`~rlenv.trainers.trainer.Trainer` variants on language-model policies.
+"""PPO-KLPEN and TRPO as :class:`~rlenv.trainers.policy_gradient.trainer.Trainer` variants on language-model policies.
 
 Both reuse the Trainer's rollout, advantage estimators, metrics, logging and checkpoints; only
 the policy update differs.
 
 * :class:`KLPenaltyTrainer` (PPO-KLPEN, Schulman et al. 2017 §4): the per-token loss
-  ``-r·A + β·KL(π_old ‖ π)`` (policy loss ``ppo_klpen``), several epochs per rollout, and after
-  each update ``β`` is halved or doubled by :class:`~rlenv.trainers.trust_region.AdaptiveKLController`
+  ``-r·A + β·KL(π_old ‖ π)`` (policy loss ``ppo_klpen`` of :mod:`~rlenv.trainers.policy_gradient.losses`), several epochs per rollout, and after
+  each update ``β`` is halved or doubled by :class:`~rlenv.trainers.policy_gradient.trust_region.AdaptiveKLController`
   from the measured ``KL(π_old ‖ π_new)``. Preset: :data:`PPO_KLPEN` (PPO's critic, GAE and
   reference-KL settings with the penalty in place of the clip).
 * :class:`TRPOTrainer` (Schulman et al. 2015): one natural-gradient step per rollout, solved by
@@ -27,22 +27,12 @@ from torch import Tensor
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
 from rlenv.trainers import distributed as dist
-from rlenv.trainers import losses
-from rlenv.trainers.algorithms import ALGORITHMS, Algorithm
 from rlenv.trainers.batch import EpisodeBatch
 from rlenv.trainers.logprobs import batch_logprobs, completion_hidden_states
-from rlenv.trainers.trainer import CHECKPOINT_FILE, Trainer
-from rlenv.trainers.trust_region import AdaptiveKLController, klpen_token_loss, trpo_step
-
-
-@losses.register("ppo_klpen")
-def ppo_klpen(logp: Tensor, old_logp: Tensor, advantages: Tensor, mask: Tensor, *,
-              kl_coef: float) -> losses.PolicyLossOutput:
-    """PPO-KLPEN's per-token loss ``-r·A + kl_coef·((r - 1) - log r)``, ``r = π/π_old`` (no clipping)."""
-    log_ratio = torch.clamp(logp - old_logp.detach(), -losses.LOG_RATIO_CLAMP, losses.LOG_RATIO_CLAMP)
-    loss, _ = klpen_token_loss(old_logp.detach() + log_ratio, old_logp, advantages.detach(), kl_coef)
-    return losses.PolicyLossOutput(loss, torch.exp(log_ratio).detach(), torch.zeros_like(logp))
-
+from rlenv.trainers.policy_gradient import losses
+from rlenv.trainers.policy_gradient.algorithms import ALGORITHMS, Algorithm
+from rlenv.trainers.policy_gradient.trainer import CHECKPOINT_FILE, Trainer
+from rlenv.trainers.policy_gradient.trust_region import AdaptiveKLController, trpo_step
 
 #: PPO-KLPEN: PPO's critic, GAE and reference-KL settings, the adaptive old-policy KL penalty instead of the clip.
 PPO_KLPEN = ALGORITHMS["ppo"].replace(
@@ -67,7 +57,7 @@ class KLPenaltyTrainer(Trainer):
     """PPO with Schulman's adaptive KL penalty (PPO-KLPEN).
 
     Args:
-        policy, env_or_source, config, **kwargs: As for :class:`~rlenv.trainers.trainer.Trainer`.
+        policy, env_or_source, config, **kwargs: As for :class:`~rlenv.trainers.policy_gradient.trainer.Trainer`.
         algorithm: An algorithm whose ``policy_loss`` is ``ppo_klpen`` (default :data:`PPO_KLPEN`);
             its ``loss_kwargs["kl_coef"]`` is the initial ``β``.
         kl_target: ``d_targ``, the wanted token-mean ``KL(π_old ‖ π_new)`` per update (nats).
@@ -111,7 +101,7 @@ class KLPenaltyTrainer(Trainer):
 
 @dataclasses.dataclass
 class TRPOConfig:
-    """TRPO's step settings (see :func:`~rlenv.trainers.trust_region.trpo_step`).
+    """TRPO's step settings (see :func:`~rlenv.trainers.policy_gradient.trust_region.trpo_step`).
 
     Attributes:
         max_kl: Trust-region radius ``δ``: token-mean ``KL(π_old ‖ π_new)`` in nats.
@@ -136,7 +126,7 @@ class TRPOTrainer(Trainer):
     over the vocabulary. The Trainer's optimizer is not used.
 
     Args:
-        policy, env_or_source, algorithm, config, **kwargs: As for :class:`~rlenv.trainers.trainer.Trainer`
+        policy, env_or_source, algorithm, config, **kwargs: As for :class:`~rlenv.trainers.policy_gradient.trainer.Trainer`
             (default algorithm ``grpo``; ``kl_coef`` must be 0 or its KL placed in the reward).
         trpo: A :class:`TRPOConfig`.
 
@@ -195,4 +185,4 @@ class TRPOTrainer(Trainer):
         return metrics
 
 
-__all__ = ["PPO_KLPEN", "KLPenaltyTrainer", "TRPOConfig", "TRPOTrainer", "old_policy_kl", "ppo_klpen"]
+__all__ = ["PPO_KLPEN", "KLPenaltyTrainer", "TRPOConfig", "TRPOTrainer", "old_policy_kl"]

@@ -11,8 +11,8 @@ trained.
 
 Example::
 
-    from rlenv.trainers.reward_model import RewardModelConfig, pairwise_accuracy, train_reward_model
-    report = train_reward_model(model, tokenizer, train_rows, RewardModelConfig(learning_rate=1e-3, num_epochs=3))
+    from rlenv.trainers.reward_models.outcome import RewardModelConfig, pairwise_accuracy, train_reward_model
+    report = train_reward_model(model, tokenizer, train_rows, RewardModelConfig(lr=1e-3, num_epochs=3))
     print(pairwise_accuracy(model, tokenizer, test_rows))
     model.save_pretrained("rm"); tokenizer.save_pretrained("rm")      # RewardModelVerifier("rm") loads it
 """
@@ -33,12 +33,13 @@ from rlenv.rm_inputs import (
     resolve_pair_layout,
     truncate,
 )
-from rlenv.trainers.supervised import FitConfig, as_rows, fit, padded
+from rlenv.trainers.finetune import FitConfig, fit
+from rlenv.trainers.reward_models.data import as_rows, padded
 
 
 @dataclasses.dataclass
 class RewardModelConfig(FitConfig):
-    """Settings of :func:`train_reward_model` (optimization fields: see :class:`rlenv.trainers.supervised.FitConfig`).
+    """Settings of :func:`train_reward_model` (optimization fields: see :class:`rlenv.trainers.finetune.FitConfig`).
 
     Attributes:
         max_length: Longest chosen or rejected input in tokens (None: no limit).

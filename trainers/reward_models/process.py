@@ -10,8 +10,8 @@ token-level cross-entropy of the model (mean over labelled tokens of the batch).
 
 Example::
 
-    from rlenv.trainers.prm import PRMConfig, step_accuracy, train_prm
-    report = train_prm(model, tokenizer, rows, PRMConfig(learning_rate=3e-3, num_epochs=5))
+    from rlenv.trainers.reward_models.process import PRMConfig, step_accuracy, train_prm
+    report = train_prm(model, tokenizer, rows, PRMConfig(lr=3e-3, num_epochs=5))
     print(step_accuracy(model, tokenizer, held_out_rows))
     model.save_pretrained("prm"); tokenizer.save_pretrained("prm")    # PRMVerifier("prm") loads it
 """
@@ -30,7 +30,8 @@ from rlenv.rm_inputs import (
     recorded_layout,
     stepwise_ids,
 )
-from rlenv.trainers.supervised import FitConfig, as_rows, fit, padded
+from rlenv.trainers.finetune import FitConfig, fit
+from rlenv.trainers.reward_models.data import as_rows, padded
 
 #: Label id of a correct step (index 1 of the two outputs); 0 is an incorrect step.
 GOOD_LABEL = 1
@@ -39,7 +40,7 @@ IGNORE_INDEX = -100
 
 @dataclasses.dataclass
 class PRMConfig(FitConfig):
-    """Settings of :func:`train_prm` (optimization fields: see :class:`rlenv.trainers.supervised.FitConfig`).
+    """Settings of :func:`train_prm` (optimization fields: see :class:`rlenv.trainers.finetune.FitConfig`).
 
     Attributes:
         step_suffix: Text appended to every step (TRL ``step_separator``, default ``"\\n"``);

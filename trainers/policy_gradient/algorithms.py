@@ -12,8 +12,8 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
-from rlenv.trainers import advantages as adv_registry
-from rlenv.trainers import losses as loss_registry
+from rlenv.trainers.policy_gradient import advantages as adv_registry
+from rlenv.trainers.policy_gradient import losses as loss_registry
 
 KL_PLACEMENTS = ("loss", "reward")
 
@@ -24,11 +24,11 @@ class Algorithm:
 
     Attributes:
         name: the preset name.
-        advantage: estimator name in :mod:`rlenv.trainers.advantages`.
+        advantage: estimator name in :mod:`rlenv.trainers.policy_gradient.advantages`.
         advantage_kwargs: keyword arguments of the estimator (e.g. ``scale``, ``gamma``, ``lam``).
-        policy_loss: loss name in :mod:`rlenv.trainers.losses` (``pg``, ``ppo``, ``gspo``, ``cispo``).
+        policy_loss: loss name in :mod:`rlenv.trainers.policy_gradient.losses` (``pg``, ``ppo``, ``gspo``, ``cispo``).
         loss_kwargs: keyword arguments of the loss (clip ranges, ``dual_clip``, ...).
-        aggregation: :func:`rlenv.trainers.losses.aggregate` mode.
+        aggregation: :func:`rlenv.trainers.policy_gradient.losses.aggregate` mode.
         kl_coef: KL coefficient beta; 0 loads no reference model.
         kl_kind: ``k1``/``k2``/``k3`` estimator.
         kl_placement: ``"reward"`` (``-beta * kl(old, ref)`` folded into the token rewards before the

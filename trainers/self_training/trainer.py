@@ -15,7 +15,7 @@ One loop, three presets (:data:`PRESETS`, :func:`self_training_config`):
 
 Every round logs the kept fraction, pass@1 and pass@k of the sampled groups (``k`` = group size)
 and, when an ``evaluate`` callback is given, its held-out metrics. Fine-tuning uses the loss and
-batching of :mod:`rlenv.trainers.sft` (the RL warm-up's SFT) with one AdamW optimizer that persists
+batching of :mod:`rlenv.trainers.finetune` (the RL warm-up's SFT) with one AdamW optimizer that persists
 across rounds, as an RL trainer's does. Truncated samples (no EOS before the
 length limit) are never kept: training on them would teach the policy to stop where the sampler
 was cut.
@@ -40,8 +40,8 @@ from rlenv.evaluation import pass_at_k
 from rlenv.inference.policy import SamplingConfig, decode_completions, make_generator
 from rlenv.scoring import score_tasks
 from rlenv.trainers.batch import EpisodeBatch
+from rlenv.trainers.finetune import Example, fine_tune, sft_loss_fn
 from rlenv.trainers.rollout import EpisodeEnv, run_episodes
-from rlenv.trainers.sft import Example, sft_batch, sft_loss
 
 logger = logging.getLogger(__name__)
 
@@ -63,9 +63,9 @@ class SelfTrainingConfig:
         dedupe: Drop repeated completions of one prompt before selecting.
         restart_from_initial: Fine-tune from the initial weights every round (STaR).
         sampling: Sampling settings for the grow step (and rationalization).
-        sft_epochs: Passes over the kept samples per improve step.
-        sft_batch_size: Examples per SFT optimizer step.
-        sft_lr, sft_weight_decay: AdamW settings; one optimizer persists across rounds (re-created
+        epochs: Passes over the kept samples per improve step.
+        batch_size: Examples per SFT optimizer step.
+        lr, weight_decay: AdamW settings; one optimizer persists across rounds (re-created
             with the weights when ``restart_from_initial``).
         max_grad_norm: Gradient clipping of the SFT steps (None = off).
         seed: Round ``r`` seeds the task draw and sampling with ``seed + r``.
@@ -81,10 +81,10 @@ class SelfTrainingConfig:
     dedupe: bool = True
     restart_from_initial: bool = False
     sampling: SamplingConfig = dataclasses.field(default_factory=SamplingConfig)
-    sft_epochs: float = 1.0
-    sft_batch_size: int = 16
-    sft_lr: float = 1e-4
-    sft_weight_decay: float = 0.0
+    epochs: float = 1.0
+    batch_size: int = 16
+    lr: float = 1e-4
+    weight_decay: float = 0.0
     max_grad_norm: float | None = 1.0
     seed: int = 0
 
@@ -98,9 +98,9 @@ class SelfTrainingConfig:
             raise ValueError(f"ReST thresholds must rise, got {self.thresholds}")
         if self.rationalize and not {"prompt", "answer"} <= _template_fields(self.hint_template):
             raise ValueError(f"hint_template must contain {{prompt}} and {{answer}}, got {self.hint_template!r}")
-        if not self.sft_epochs > 0 or self.sft_batch_size < 1 or not self.sft_lr > 0:
-            raise ValueError(f"sft_epochs, sft_lr must be > 0 and sft_batch_size >= 1, got {self.sft_epochs}, "
-                             f"{self.sft_lr}, {self.sft_batch_size}")
+        if not self.epochs > 0 or self.batch_size < 1 or not self.lr > 0:
+            raise ValueError(f"epochs, lr must be > 0 and batch_size >= 1, got {self.epochs}, "
+                             f"{self.lr}, {self.batch_size}")
 
 
 def _template_fields(template: str) -> set[str]:
@@ -202,32 +202,15 @@ class SelfTrainer:
 
     def _new_optimizer(self) -> torch.optim.Optimizer:
         params = [p for p in self.policy.parameters() if p.requires_grad]
-        return torch.optim.AdamW(params, lr=self.config.sft_lr, weight_decay=self.config.sft_weight_decay)
+        return torch.optim.AdamW(params, lr=self.config.lr, weight_decay=self.config.weight_decay)
 
     def fine_tune(self, examples: Sequence[Example], seed: int) -> list[float]:
-        """``sft_epochs`` shuffled passes of SFT over ``examples`` with the loop's persistent optimizer.
-
-        Returns the loss (nats per token) of every optimizer step.
-        """
+        """``epochs`` shuffled passes of SFT over ``examples`` with the loop's persistent optimizer
+        (:func:`~rlenv.trainers.finetune.fine_tune`). Returns the loss (nats per token) of every step."""
         cfg = self.config
-        device = next(self.policy.parameters()).device
-        generator = torch.Generator().manual_seed(seed)
-        steps = max(1, math.ceil(cfg.sft_epochs * len(examples) / cfg.sft_batch_size))
-        order: list[int] = []
-        losses = []
-        self.policy.train()
-        for _ in range(steps):
-            if len(order) < cfg.sft_batch_size:
-                order += torch.randperm(len(examples), generator=generator).tolist()
-            picked, order = order[: cfg.sft_batch_size], order[cfg.sft_batch_size:]
-            loss = sft_loss(self.policy, sft_batch(self.tokenizer, [examples[i] for i in picked]).to(device))
-            self.optimizer.zero_grad(set_to_none=True)
-            loss.backward()
-            if cfg.max_grad_norm is not None:
-                torch.nn.utils.clip_grad_norm_(self.policy.parameters(), cfg.max_grad_norm)
-            self.optimizer.step()
-            losses.append(loss.item())
-        return losses
+        steps = max(1, math.ceil(cfg.epochs * len(examples) / cfg.batch_size))
+        return fine_tune(self.policy, examples, sft_loss_fn(self.tokenizer), self.optimizer, batch_size=cfg.batch_size,
+                         steps=steps, seed=seed, max_grad_norm=cfg.max_grad_norm, progress=False, desc="self-training sft")
 
     def rationalize(self, batch: EpisodeBatch, correct: Tensor) -> list[Example]:
         """Hinted re-asks of the problems no sample solved; returns the ``(original prompt, chain)`` that reach the answer."""
@@ -282,11 +265,15 @@ class SelfTrainer:
             metrics.update(self.evaluate(self.policy))
         return metrics
 
-    def train(self, progress: bool = True) -> list[dict[str, float]]:
-        """Run ``config.rounds`` rounds; returns (and keeps in :attr:`rounds`) the per-round metrics."""
+    def train(self, progress: bool = True, callback: Callable[[int, dict[str, float]], None] | None = None,
+              ) -> list[dict[str, float]]:
+        """Run ``config.rounds`` rounds; returns (and keeps in :attr:`rounds`) the per-round metrics.
+        ``callback(round, metrics)`` is called after every round (rounds count from 1)."""
         for r in tqdm(range(self.config.rounds), desc="self-training", disable=not progress):
             metrics = self.train_round(r)
             self.rounds.append(metrics)
+            if callback is not None:
+                callback(r + 1, metrics)
             logger.debug("self-training round %d: %s", r, metrics)
             if self.log_fn is not None:
                 self.log_fn(metrics, r)

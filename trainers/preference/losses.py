@@ -4,7 +4,7 @@ Every function takes per-example sequence log-probs, shape ``(B,)`` in nats (the
 completion tokens of ``log pi(token | prefix)``), and returns *per-example* losses ``(B,)``: the
 caller reduces them (the training loops in :mod:`rlenv.trainers.preference` take the mean). Implicit
 rewards are returned detached, for logging and for the monitors in
-:mod:`rlenv.trainers.preference_monitor`.
+:mod:`rlenv.trainers.preference.monitor`.
 
 ==========  ==================================================================  ===================
 loss        per-example loss                                                    needs

@@ -37,14 +37,14 @@ import torch
 from tqdm.auto import tqdm
 
 from rlenv.inference.policy import GenerateFn, SamplingConfig, make_generator
-from rlenv.trainers import advantages as advantage_registry
 from rlenv.trainers import distributed as dist
-from rlenv.trainers import losses
-from rlenv.trainers.advantages import overlong_penalty
-from rlenv.trainers.algorithms import Algorithm, resolve
 from rlenv.trainers.batch import EpisodeBatch, outcome_token_rewards
-from rlenv.trainers.critic import ValueHead, ValueModel
 from rlenv.trainers.logprobs import batch_logprobs, completion_logprobs
+from rlenv.trainers.policy_gradient import advantages as advantage_registry
+from rlenv.trainers.policy_gradient import losses
+from rlenv.trainers.policy_gradient.advantages import overlong_penalty
+from rlenv.trainers.policy_gradient.algorithms import Algorithm, resolve
+from rlenv.trainers.policy_gradient.critic import ValueHead, ValueModel
 from rlenv.trainers.rollout import EpisodeEnv, FailureLog, FailurePolicy, collect
 
 logger = logging.getLogger(__name__)
@@ -59,7 +59,7 @@ SAMPLES_FILE = "samples.jsonl"
 
 @dataclasses.dataclass
 class TrainerConfig:
-    """Settings of the training loop (the algorithm itself is an :class:`~rlenv.trainers.algorithms.Algorithm`).
+    """Settings of the training loop (the algorithm itself is an :class:`~rlenv.trainers.policy_gradient.algorithms.Algorithm`).
 
     Attributes:
         steps: rollout + update iterations of :meth:`Trainer.train`.
@@ -249,7 +249,7 @@ class Trainer:
         tokenizer: required when ``policy`` is a model object.
         ref_model: frozen reference for the KL term (default: a copy of ``policy`` at start,
             only when ``kl_coef > 0``).
-        critic: a :class:`~rlenv.trainers.critic.ValueModel` for PPO (default built from the policy).
+        critic: a :class:`~rlenv.trainers.policy_gradient.critic.ValueModel` for PPO (default built from the policy).
         generate_fn: replaces the generator of ``config.rollout_backend`` (any :data:`~rlenv.trainers.rollout.GenerateFn`).
 
     Example::

@@ -6,9 +6,9 @@
   or from on-policy groups of an :class:`~rlenv.trainers.batch.EpisodeBatch` with
   :func:`pairs_from_groups` (best vs worst completion of each group by env reward, ties skipped).
 * :class:`PreferenceTrainer` runs optimizer steps with any loss of
-  :mod:`rlenv.trainers.preference_losses` (``dpo``, ``ipo``, ``kto``, ``simpo``, ``orpo``) on the
+  :mod:`rlenv.trainers.preference.losses` (``dpo``, ``ipo``, ``kto``, ``simpo``, ``orpo``) on the
   sequence log-probs of :func:`rlenv.trainers.logprobs.sequence_logprobs`, against a frozen reference,
-  and logs the :class:`~rlenv.trainers.preference_monitor.PreferenceMonitor` metrics every step.
+  and logs the :class:`~rlenv.trainers.preference.monitor.PreferenceMonitor` metrics every step.
 * :class:`OnlineDPO` alternates sampling groups from the current policy, ranking them with the
   environment, and preference steps on the resulting pairs.
 """
@@ -29,7 +29,7 @@ from rlenv.inference.policy import SamplingConfig, encode_completions, encode_pr
 from rlenv.sources import load_rows
 from rlenv.trainers.batch import EpisodeBatch
 from rlenv.trainers.logprobs import sequence_logprobs
-from rlenv.trainers.preference_losses import (
+from rlenv.trainers.preference.losses import (
     PairLoss,
     average_logps,
     dpo_loss,
@@ -39,7 +39,7 @@ from rlenv.trainers.preference_losses import (
     orpo_loss,
     simpo_loss,
 )
-from rlenv.trainers.preference_monitor import PreferenceMonitor
+from rlenv.trainers.preference.monitor import PreferenceMonitor
 from rlenv.trainers.rollout import EpisodeEnv, run_episodes
 
 logger = logging.getLogger(__name__)
@@ -267,7 +267,7 @@ class PreferenceConfig:
         nll_weight: ``α`` of an added token-averaged NLL term on the chosen completion,
             ``α·(-log π(y_w|x)/|y_w|)`` (RPO / iterative RPO, Pang et al. 2024: it keeps the chosen
             likelihood from falling). Not allowed with ``orpo``, which has its own SFT term.
-        learning_rate, weight_decay: AdamW settings (ignored when an optimizer is passed).
+        lr, weight_decay: AdamW settings (ignored when an optimizer is passed).
         batch_size: Pairs per optimizer step (:meth:`PreferenceTrainer.fit`).
         micro_batch_size: Pairs per forward pass (gradient accumulation inside a step).
         max_grad_norm: Gradient clipping threshold (None = no clipping).
@@ -283,7 +283,7 @@ class PreferenceConfig:
     kto_undesirable_weight: float = 1.0
     ipo_average: bool = True
     nll_weight: float = 0.0
-    learning_rate: float = 1e-6
+    lr: float = 1e-6
     weight_decay: float = 0.0
     batch_size: int = 8
     micro_batch_size: int = 8
@@ -296,7 +296,7 @@ class PreferenceConfig:
             raise ValueError(f"unknown preference loss {self.loss!r}; expected one of {sorted(DEFAULT_BETA)}")
         if self.beta is None:
             self.beta = DEFAULT_BETA[self.loss]
-        for name in ("beta", "learning_rate", "temperature"):
+        for name in ("beta", "lr", "temperature"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name} must be > 0, got {getattr(self, name)!r}")
         if self.nll_weight < 0 or (self.nll_weight > 0 and self.loss == "orpo"):
@@ -382,7 +382,7 @@ class PreferenceTrainer:
         self.config = config or PreferenceConfig()
         self.ref_model = frozen_copy(policy) if ref_model is None else ref_model
         self.optimizer = optimizer or torch.optim.AdamW(
-            [p for p in policy.parameters() if p.requires_grad], lr=self.config.learning_rate,
+            [p for p in policy.parameters() if p.requires_grad], lr=self.config.lr,
             weight_decay=self.config.weight_decay)
         self.monitor = PreferenceMonitor(float(self.config.beta), self.config.monitor_patience)
         self.log_fn = log_fn
@@ -542,11 +542,15 @@ class OnlineDPO:
             metrics.update(self.evaluate(self.policy))
         return metrics
 
-    def train(self, progress: bool = True) -> list[dict[str, float]]:
-        """Run ``config.rounds`` rounds; returns (and keeps in :attr:`rounds`) the per-round metrics."""
+    def train(self, progress: bool = True, callback: Callable[[int, dict[str, float]], None] | None = None,
+              ) -> list[dict[str, float]]:
+        """Run ``config.rounds`` rounds; returns (and keeps in :attr:`rounds`) the per-round metrics.
+        ``callback(round, metrics)`` is called after every round (rounds count from 1)."""
         for r in tqdm(range(self.config.rounds), desc="online DPO", disable=not progress):
             metrics = self.train_round(r)
             self.rounds.append(metrics)
+            if callback is not None:
+                callback(r + 1, metrics)
             if self.log_fn is not None:
                 self.log_fn({f"round/{k}": v for k, v in metrics.items()}, self.trainer.step_count)
         return self.rounds

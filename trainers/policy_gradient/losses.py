@@ -137,6 +137,18 @@ def cispo(logp: torch.Tensor, old_logp: torch.Tensor, advantages: torch.Tensor, 
     return PolicyLossOutput(-weight * advantages.detach() * logp, ratio, active)
 
 
+@register("ppo_klpen")
+def ppo_klpen(logp: torch.Tensor, old_logp: torch.Tensor, advantages: torch.Tensor, mask: torch.Tensor, *,
+              kl_coef: float) -> PolicyLossOutput:
+    """PPO-KLPEN's per-token loss ``-r·A + kl_coef·((r - 1) - log r)``, ``r = π/π_old`` (no clipping;
+    :class:`~rlenv.trainers.policy_gradient.trust_region_trainer.KLPenaltyTrainer` adapts ``kl_coef``)."""
+    from rlenv.trainers.policy_gradient.trust_region import klpen_token_loss
+
+    log_ratio = _log_ratio(logp, old_logp)
+    loss, _ = klpen_token_loss(old_logp.detach() + log_ratio, old_logp, advantages.detach(), kl_coef)
+    return PolicyLossOutput(loss, torch.exp(log_ratio).detach(), torch.zeros_like(logp))
+
+
 def kl(logp: torch.Tensor, ref_logp: torch.Tensor, kind: str = "k3") -> torch.Tensor:
     """Per-token estimator of KL(pi || pi_ref) from sampled tokens, with ``d = logp - ref_logp``.
 
