@@ -41,6 +41,7 @@ from rlenv.trainers.preference.losses import (
 )
 from rlenv.trainers.preference.monitor import PreferenceMonitor
 from rlenv.trainers.rollout import EpisodeEnv, run_episodes
+from rlenv.trainers.rounds import RoundCallback, run_rounds
 
 logger = logging.getLogger(__name__)
 
@@ -542,15 +543,10 @@ class OnlineDPO:
             metrics.update(self.evaluate(self.policy))
         return metrics
 
-    def train(self, progress: bool = True, callback: Callable[[int, dict[str, float]], None] | None = None,
-              ) -> list[dict[str, float]]:
+    def train(self, progress: bool = True, callback: RoundCallback | None = None) -> list[dict[str, float]]:
         """Run ``config.rounds`` rounds; returns (and keeps in :attr:`rounds`) the per-round metrics.
         ``callback(round, metrics)`` is called after every round (rounds count from 1)."""
-        for r in tqdm(range(self.config.rounds), desc="online DPO", disable=not progress):
-            metrics = self.train_round(r)
-            self.rounds.append(metrics)
-            if callback is not None:
-                callback(r + 1, metrics)
-            if self.log_fn is not None:
-                self.log_fn({f"round/{k}": v for k, v in metrics.items()}, self.trainer.step_count)
-        return self.rounds
+        log = None if self.log_fn is None else (
+            lambda r, metrics: self.log_fn({f"round/{k}": v for k, v in metrics.items()}, self.trainer.step_count))
+        return run_rounds(self.config.rounds, self.train_round, self.rounds, desc="online DPO", progress=progress,
+                          callbacks=(callback, log))

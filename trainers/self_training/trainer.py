@@ -34,7 +34,6 @@ from typing import Any
 import numpy as np
 import torch
 from torch import Tensor, nn
-from tqdm.auto import tqdm
 
 from rlenv.evaluation import pass_at_k
 from rlenv.inference.policy import SamplingConfig, decode_completions, make_generator
@@ -42,6 +41,7 @@ from rlenv.scoring import score_tasks
 from rlenv.trainers.batch import EpisodeBatch
 from rlenv.trainers.finetune import Example, fine_tune, sft_loss_fn
 from rlenv.trainers.rollout import EpisodeEnv, run_episodes
+from rlenv.trainers.rounds import RoundCallback, run_rounds
 
 logger = logging.getLogger(__name__)
 
@@ -265,16 +265,13 @@ class SelfTrainer:
             metrics.update(self.evaluate(self.policy))
         return metrics
 
-    def train(self, progress: bool = True, callback: Callable[[int, dict[str, float]], None] | None = None,
-              ) -> list[dict[str, float]]:
+    def train(self, progress: bool = True, callback: RoundCallback | None = None) -> list[dict[str, float]]:
         """Run ``config.rounds`` rounds; returns (and keeps in :attr:`rounds`) the per-round metrics.
         ``callback(round, metrics)`` is called after every round (rounds count from 1)."""
-        for r in tqdm(range(self.config.rounds), desc="self-training", disable=not progress):
-            metrics = self.train_round(r)
-            self.rounds.append(metrics)
-            if callback is not None:
-                callback(r + 1, metrics)
-            logger.debug("self-training round %d: %s", r, metrics)
+        def log(done: int, metrics: dict[str, float]) -> None:
+            logger.debug("self-training round %d: %s", done - 1, metrics)
             if self.log_fn is not None:
-                self.log_fn(metrics, r)
-        return self.rounds
+                self.log_fn(metrics, done - 1)
+
+        return run_rounds(self.config.rounds, self.train_round, self.rounds, desc="self-training", progress=progress,
+                          callbacks=(callback, log))
