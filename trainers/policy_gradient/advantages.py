@@ -14,7 +14,7 @@ Statistics that span the batch (REINFORCE++'s whitening, GRPO's ``scale="batch"`
 whitening) are computed over all data-parallel ranks (:mod:`rlenv.trainers.distributed`), so a
 sharded batch gets the same advantages as the whole batch in one process.
 
-Conventions (pinned in the tests against ``shared/reference/trainers.md`` §4):
+Conventions (pinned in the tests):
 
 =========================  ===============================================================
 ``reinforce``              discounted return, no baseline

@@ -1,8 +1,8 @@
 """Algorithms as data: each preset is a named combination of estimator, loss, aggregation and KL placement.
 
 ``ALGORITHMS[name]`` is an :class:`Algorithm`; change a part with
-``ALGORITHMS["grpo"].replace(kl_coef=0.001)``. Defaults follow the anchor implementations
-(``shared/reference/trainers.md``); deviations are stated per preset.
+``ALGORITHMS["grpo"].replace(kl_coef=0.001)``. Defaults follow the papers and the
+reference implementations (TRL, verl, OpenRLHF); deviations are stated per preset.
 """
 
 from __future__ import annotations
