@@ -24,7 +24,7 @@ from typing import Any, Protocol
 import numpy as np
 import torch
 
-from rlenv.inference.policy import GenerateFn, Observation, decode_completions, pad_token_id_of
+from rlenv.inference.policy import GenerateFn, Generation, Observation, decode_completions, pad_token_id_of
 from rlenv.scoring import score_tasks
 from rlenv.trainers.batch import EpisodeBatch, step_rewards_to_tokens
 from rlenv.trainers.policy_gradient.advantages import zero_variance_groups
@@ -115,36 +115,55 @@ class ScoreFnEnv:
 ON_VERIFIER_ERROR = ("mask", "zero", "resample")
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(kw_only=True)
 class FailurePolicy:
-    """How episodes whose verifier failed enter training.
+    """How episodes whose verifier failed enter training: the settings every trainer's config shares
+    (:class:`~rlenv.trainers.policy_gradient.TrainerConfig`, :class:`~rlenv.trainers.self_training.SelfTrainingConfig`
+    and :class:`~rlenv.trainers.preference.OnlineDPOConfig` extend it).
 
     Attributes:
-        on_error: ``"mask"`` (default): a failed episode is left out of the batch: it adds no
-            loss and no group statistic (GRPO mean/std, RLOO's leave-one-out, whitening and
+        on_verifier_error: ``"mask"`` (default): a failed episode is left out of the batch: it adds
+            no loss and no group statistic (GRPO mean/std, RLOO's leave-one-out, whitening and
             DAPO's zero-variance filter see only valid members; a group left with one member gets
-            advantage 0). ``"zero"``: it stays with the verifier's reward (0), as before.
-            ``"resample"``: it is scored again up to ``rescore_attempts`` times (transient
-            failures), and what still fails is masked.
-        statuses: which statuses are failures (default ``error``: a candidate's own ``timeout``
-            is its fault and stays a 0).
+            advantage 0; self-training never keeps it; online DPO never pairs it). ``"zero"``: it
+            stays with the verifier's reward (0), as before. ``"resample"``: it is scored again up
+            to ``rescore_attempts`` times (transient failures), then its prompt is generated for
+            again up to ``regenerate_attempts`` times, and what still fails is masked.
+        failure_statuses: which statuses are failures (default ``error``: a candidate's own
+            ``timeout`` is its fault and stays a 0).
         rescore_attempts: re-scoring rounds of ``"resample"``.
+        regenerate_attempts: re-generation rounds of ``"resample"`` after the re-scoring.
+        fail_fast_fraction, fail_fast_steps: training stops with an error naming the env, the
+            status counts and the first error texts when more than ``fail_fast_fraction`` of a
+            step's (or round's) episodes failed for ``fail_fast_steps`` consecutive steps (None = never).
     """
 
-    on_error: str = "mask"
-    statuses: tuple[str, ...] = (Status.ERROR.value,)
+    on_verifier_error: str = "mask"
+    failure_statuses: tuple[str, ...] = (Status.ERROR.value,)
     rescore_attempts: int = 2
+    regenerate_attempts: int = 1
+    fail_fast_fraction: float | None = 0.2
+    fail_fast_steps: int = 3
 
     def __post_init__(self) -> None:
-        if self.on_error not in ON_VERIFIER_ERROR:
-            raise ValueError(f"on_verifier_error must be one of {ON_VERIFIER_ERROR}, got {self.on_error!r}")
+        if self.on_verifier_error not in ON_VERIFIER_ERROR:
+            raise ValueError(f"on_verifier_error must be one of {ON_VERIFIER_ERROR}, got {self.on_verifier_error!r}")
+        self.failure_statuses = tuple(self.failure_statuses)
         known = {status.value for status in Status}
-        unknown = set(self.statuses) - known
+        unknown = set(self.failure_statuses) - known
         if unknown:
             raise ValueError(f"unknown failure status(es) {sorted(unknown)}; statuses are {sorted(known)}")
-        if self.rescore_attempts < 0:
-            raise ValueError(f"rescore_attempts must be >= 0, got {self.rescore_attempts}")
-        object.__setattr__(self, "statuses", tuple(self.statuses))
+        for name in ("rescore_attempts", "regenerate_attempts"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
+        if self.fail_fast_fraction is not None and not 0 <= self.fail_fast_fraction < 1:
+            raise ValueError(f"fail_fast_fraction must be in [0, 1) or None, got {self.fail_fast_fraction}")
+        if self.fail_fast_steps < 1:
+            raise ValueError(f"fail_fast_steps must be >= 1, got {self.fail_fast_steps}")
+
+    def failure_policy(self) -> FailurePolicy:
+        """Just the failure settings (of a trainer's config)."""
+        return FailurePolicy(**{f.name: getattr(self, f.name) for f in dataclasses.fields(FailurePolicy)})
 
 
 @dataclasses.dataclass
@@ -156,6 +175,7 @@ class FailureLog:
     failed: int = 0
     masked: int = 0
     rescored: int = 0
+    regenerated: int = 0
     recovered: int = 0
     first_errors: list[str] = dataclasses.field(default_factory=list)
 
@@ -163,33 +183,95 @@ class FailureLog:
     def failed_fraction(self) -> float:
         return self.failed / self.episodes if self.episodes else 0.0
 
+    def metrics(self) -> dict[str, float]:
+        """``failures/*``: the failed fraction of the sampled episodes (before masking), and the
+        masked, re-scored, re-generated and recovered counts."""
+        return {"failures/fraction": self.failed_fraction, "failures/masked": float(self.masked),
+                "failures/rescored": float(self.rescored), "failures/regenerated": float(self.regenerated),
+                "failures/recovered": float(self.recovered)}
 
-def _rescore_failed(env: Any, completions: Sequence[str], truncated: Sequence[bool], rewards: np.ndarray,
-                    infos: dict[str, Any], policy: FailurePolicy, log: FailureLog) -> None:
-    """Score the failed episodes of one vector-env step again (in place), ``rescore_attempts`` times."""
+
+class FailFast:
+    """Stops training on a broken environment: :meth:`check` raises when more than
+    ``policy.fail_fast_fraction`` of the episodes failed in ``policy.fail_fast_steps`` consecutive steps."""
+
+    def __init__(self, policy: FailurePolicy, env: Any):
+        self.policy = policy
+        self.env_name = _env_name(env)
+        self.failing_steps = 0
+
+    def check(self, log: FailureLog) -> None:
+        """Count one step's :class:`FailureLog`; raise ``RuntimeError`` naming the env, the status
+        counts and the first error texts when the environment keeps failing."""
+        policy = self.policy
+        if policy.fail_fast_fraction is None:
+            return
+        self.failing_steps = self.failing_steps + 1 if log.failed_fraction > policy.fail_fast_fraction else 0
+        if self.failing_steps >= policy.fail_fast_steps:
+            raise RuntimeError(
+                f"the environment {self.env_name} is failing: more than {policy.fail_fast_fraction:.0%} of the "
+                f"episodes had a verifier failure ({', '.join(policy.failure_statuses)}) for {self.failing_steps} "
+                f"steps in a row (last step: {log.failed} of {log.episodes}; statuses {dict(log.statuses)}); "
+                f"first errors: {log.first_errors}")
+
+
+def _env_name(env: Any) -> str:
+    inner = getattr(env, "env", env)
+    spec = getattr(getattr(inner, "unwrapped", inner), "spec", None)
+    return repr(spec.id) if spec is not None else type(getattr(inner, "unwrapped", inner)).__name__
+
+
+def _score_again(env: Any, indices: Sequence[int], actions: Sequence[str], rewards: np.ndarray,
+                 env_truncated: np.ndarray, infos: dict[str, Any]) -> None:
+    """Score episodes ``indices`` of one vector-env step again, as its ``step`` did (in place)."""
+    outcome = env.env.get_wrapper_attr("episode_outcome")
+    clipped = [env.base.clip_completion(actions[i]) for i in indices]
+    results = score_tasks(env.base.verifier, [env.tasks[i] for i in indices], [text for text, _ in clipped])
+    for i, (text, cut), result in zip(indices, clipped, results, strict=True):
+        reward, info = outcome(env.tasks[i], text, result, bool(cut))
+        rewards[i], env_truncated[i] = reward, cut
+        for key, value in info.items():
+            if key in infos:
+                infos[key][i] = value
+
+
+def _resample_failed(env: Any, observations: Sequence[Observation], gen: Generation, actions: list[Completion],
+                     rewards: np.ndarray, env_truncated: np.ndarray, infos: dict[str, Any], policy: FailurePolicy,
+                     log: FailureLog, generate_fn: GenerateFn, tokenizer: Any) -> Generation:
+    """``resample``: score the failed episodes again ``rescore_attempts`` times, then generate new
+    completions for those still failing ``regenerate_attempts`` times (each scored); updates
+    ``actions``, ``rewards``, ``env_truncated`` and ``infos`` in place and returns the generation
+    with the re-generated rows."""
     if not (hasattr(env, "tasks") and hasattr(env, "base") and hasattr(env, "env")):
         raise TypeError(f"on_verifier_error='resample' needs a rlenv.TextVectorEnv, got {type(env).__name__}")
-    outcome = env.env.get_wrapper_attr("episode_outcome")
+
+    def failed() -> list[int]:
+        return [i for i, status in enumerate(infos["status"]) if status in policy.failure_statuses]
+
+    first = set(failed())
     for _ in range(policy.rescore_attempts):
-        failed = [i for i, status in enumerate(infos["status"]) if status in policy.statuses]
-        if not failed:
-            return
-        log.rescored += len(failed)
-        results = score_tasks(env.base.verifier, [env.tasks[i] for i in failed], [completions[i] for i in failed])
-        for i, result in zip(failed, results, strict=True):
-            reward, info = outcome(env.tasks[i], completions[i], result, bool(truncated[i]))
-            rewards[i] = reward
-            for key, value in info.items():
-                if key in infos:
-                    infos[key][i] = value
-            if result.status.value not in policy.statuses:
-                log.recovered += 1
+        if not (indices := failed()):
+            break
+        log.rescored += len(indices)
+        _score_again(env, indices, actions, rewards, env_truncated, infos)
+    for _ in range(policy.regenerate_attempts):
+        if not (indices := failed()):
+            break
+        log.regenerated += len(indices)
+        fresh = generate_fn([observations[i] for i in indices])
+        texts = decode_completions(tokenizer, fresh.completion_ids, fresh.completion_mask)
+        for i, text, cut in zip(indices, texts, fresh.truncated.tolist(), strict=True):
+            actions[i] = Completion(text, truncated=bool(cut))
+        gen = gen.replace_rows(indices, fresh, pad_token_id_of(tokenizer))
+        _score_again(env, indices, actions, rewards, env_truncated, infos)
+    log.recovered += len(first - set(failed()))
+    return gen
 
 
 def _note_failures(batch: EpisodeBatch, policy: FailurePolicy, log: FailureLog) -> torch.Tensor:
     """Count one batch's statuses into ``log``; returns the bool mask of its failed episodes."""
     statuses = [str(s) for s in batch.infos.get("status", [])]
-    failed = torch.tensor([s in policy.statuses for s in statuses], dtype=torch.bool)
+    failed = torch.tensor([s in policy.failure_statuses for s in statuses], dtype=torch.bool)
     log.episodes += len(batch)
     log.statuses.update(statuses)
     log.failed += int(failed.sum())
@@ -201,6 +283,16 @@ def _note_failures(batch: EpisodeBatch, policy: FailurePolicy, log: FailureLog) 
     return failed
 
 
+def drop_failures(batch: EpisodeBatch, policy: FailurePolicy, log: FailureLog) -> EpisodeBatch:
+    """Count ``batch``'s statuses into ``log`` and leave its failed episodes out, unless
+    ``policy.on_verifier_error`` is ``"zero"`` (they then stay with the verifier's reward)."""
+    failed = _note_failures(batch, policy, log)
+    if policy.on_verifier_error == "zero" or not bool(failed.any()):
+        return batch
+    log.masked += int(failed.sum())
+    return batch.select(~failed)
+
+
 # -- one batch of episodes ----------------------------------------------------------------------
 def run_episodes(
     env: EpisodeEnv, generate_fn: GenerateFn, tokenizer: Any, *, seed: int | None = None,
@@ -210,7 +302,8 @@ def run_episodes(
 
     ``seed`` seeds the env's task draw and ``torch``'s global RNG (used by sampling).
     Dense step rewards in ``info["reward"][i].step_rewards`` land on their step-end tokens. With
-    ``failures.on_error == "resample"``, failed episodes are scored again first (counted in ``log``).
+    ``failures.on_verifier_error == "resample"``, failed episodes are scored again, then generated
+    for again (see :class:`FailurePolicy`; counted in ``log``).
     """
     if seed is not None:
         torch.manual_seed(seed)
@@ -222,10 +315,12 @@ def run_episodes(
     texts = decode_completions(tokenizer, gen.completion_ids, gen.completion_mask)
     completions = [Completion(t, truncated=bool(tr)) for t, tr in zip(texts, gen.truncated.tolist(), strict=True)]
     _, rewards, _, env_truncated, infos = env.step(completions)
-    if failures is not None and failures.on_error == "resample":
+    if failures is not None and failures.on_verifier_error == "resample":
         infos = {k: (list(v) if k == "status" else v) for k, v in infos.items()}
-        rewards = np.array(rewards, dtype=np.float32)
-        _rescore_failed(env, completions, env_truncated, rewards, infos, failures, log or FailureLog())
+        rewards, env_truncated = np.array(rewards, dtype=np.float32), np.array(env_truncated, dtype=bool)
+        gen = _resample_failed(env, observations, gen, completions, rewards, env_truncated, infos, failures,
+                               log or FailureLog(), generate_fn, tokenizer)
+        texts = [str(c) for c in completions]
     group_ids = torch.as_tensor(np.asarray(reset_infos["group_id"]), dtype=torch.long)
     episode_infos = {k: list(v) for k, v in infos.items()  # Gymnasium's "_key" masks are left out
                      if k != "group_id" and not k.startswith("_") and len(v) == len(completions)}
@@ -268,13 +363,7 @@ def collect(
 
     def episodes(episode_seed: int | None) -> EpisodeBatch:
         batch = run_episodes(env, generate_fn, tokenizer, seed=episode_seed, failures=failures, log=log)
-        if failures is None:
-            return batch
-        failed = _note_failures(batch, failures, log)
-        if failures.on_error == "zero" or not bool(failed.any()):
-            return batch
-        log.masked += int(failed.sum())
-        return batch.select(~failed)
+        return batch if failures is None else drop_failures(batch, failures, log)
 
     batch = episodes(seed)
     target = env.num_tasks if hasattr(env, "num_tasks") else int(torch.unique(batch.group_ids).numel())

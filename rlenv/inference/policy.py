@@ -189,6 +189,19 @@ class Generation:
                    torch.cat([g.truncated for g in parts]),
                    None if logprobs[0] is None else pad(logprobs, width_c, 0.0))
 
+    def replace_rows(self, rows: Sequence[int], fresh: Generation, pad_token_id: int) -> Generation:
+        """This generation with rows ``rows`` replaced, in order, by the rows of ``fresh`` (re-padded)."""
+        if len(rows) != len(fresh.truncated):
+            raise ValueError(f"{len(rows)} rows to replace, {len(fresh.truncated)} new ones")
+        joined = Generation.concat([self, fresh], pad_token_id)
+        order = list(range(len(self.truncated)))
+        for j, row in enumerate(rows):
+            order[row] = len(self.truncated) + j
+        index = torch.tensor(order)
+        return Generation(joined.prompt_ids[index], joined.prompt_mask[index], joined.completion_ids[index],
+                          joined.completion_mask[index], joined.truncated[index],
+                          None if joined.logprobs is None else joined.logprobs[index])
+
 
 GenerateFn = Callable[[Sequence[Observation]], Generation]
 

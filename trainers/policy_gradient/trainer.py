@@ -45,7 +45,7 @@ from rlenv.trainers.policy_gradient import losses
 from rlenv.trainers.policy_gradient.advantages import overlong_penalty
 from rlenv.trainers.policy_gradient.algorithms import Algorithm, resolve
 from rlenv.trainers.policy_gradient.critic import ValueHead, ValueModel
-from rlenv.trainers.rollout import EpisodeEnv, FailureLog, FailurePolicy, collect
+from rlenv.trainers.rollout import EpisodeEnv, FailFast, FailureLog, FailurePolicy, collect
 
 logger = logging.getLogger(__name__)
 
@@ -58,7 +58,7 @@ SAMPLES_FILE = "samples.jsonl"
 
 
 @dataclasses.dataclass
-class TrainerConfig:
+class TrainerConfig(FailurePolicy):
     """Settings of the training loop (the algorithm itself is an :class:`~rlenv.trainers.policy_gradient.algorithms.Algorithm`).
 
     Attributes:
@@ -72,13 +72,10 @@ class TrainerConfig:
             engine whose weights follow the policy after every optimizer step).
         rollout_options: keyword arguments of the rollout backend's generator (vLLM's
             ``gpu_memory_utilization``, ``max_model_len``, ...).
-        on_verifier_error: ``"mask"`` (default), ``"zero"`` or ``"resample"``: what an episode whose
-            verifier failed does to the update (see :class:`~rlenv.trainers.rollout.FailurePolicy`).
-        failure_statuses: the statuses that count as verifier failures (default ``("error",)``).
-        rescore_attempts: re-scoring rounds of ``"resample"``.
-        fail_fast_fraction, fail_fast_steps: training stops with an error naming the env, the
-            status counts and the first error texts when more than ``fail_fast_fraction`` of a
-            step's episodes failed for ``fail_fast_steps`` consecutive steps (None = never).
+        on_verifier_error, failure_statuses, rescore_attempts, regenerate_attempts,
+            fail_fast_fraction, fail_fast_steps: what an episode whose verifier failed does to the
+            update, and when training stops on a broken environment (see
+            :class:`~rlenv.trainers.rollout.FailurePolicy`).
         tis_cap: truncated importance sampling (TIS) of the sampler/trainer mismatch: each
             token's policy loss is weighted by ``min(pi_old / pi_sampler, tis_cap)``, with
             ``pi_old`` the trainer's own recomputed probability (None = off, the default).
@@ -120,11 +117,6 @@ class TrainerConfig:
     rollout_backend: str = "hf"
     rollout_options: dict[str, Any] = dataclasses.field(default_factory=dict)
     tis_cap: float | None = None
-    on_verifier_error: str = "mask"
-    failure_statuses: tuple[str, ...] = ("error",)
-    rescore_attempts: int = 2
-    fail_fast_fraction: float | None = 0.2
-    fail_fast_steps: int = 3
     micro_batch_size: int = 8
     lr: float = 1e-6
     critic_lr: float | None = None
@@ -150,12 +142,7 @@ class TrainerConfig:
     def __post_init__(self) -> None:
         if self.temperature <= 0:
             raise ValueError(f"temperature must be > 0 for RL sampling, got {self.temperature}")
-        self.failure_statuses = tuple(self.failure_statuses)
-        self.failure_policy()  # validates on_verifier_error, failure_statuses, rescore_attempts
-        if self.fail_fast_fraction is not None and not 0 <= self.fail_fast_fraction < 1:
-            raise ValueError(f"fail_fast_fraction must be in [0, 1) or None, got {self.fail_fast_fraction}")
-        if self.fail_fast_steps < 1:
-            raise ValueError(f"fail_fast_steps must be >= 1, got {self.fail_fast_steps}")
+        super().__post_init__()
         if self.tis_cap is not None and not self.tis_cap >= 1:
             raise ValueError(f"tis_cap must be >= 1 (or None = off), got {self.tis_cap}")
         if self.steps < 0:
@@ -172,10 +159,6 @@ class TrainerConfig:
         if self.critic_backbone not in CRITIC_BACKBONES:
             raise ValueError(f"critic_backbone must be one of {CRITIC_BACKBONES}, got {self.critic_backbone!r}")
         self.adam_betas = tuple(self.adam_betas)
-
-    def failure_policy(self) -> FailurePolicy:
-        """The :class:`~rlenv.trainers.rollout.FailurePolicy` these settings describe."""
-        return FailurePolicy(self.on_verifier_error, self.failure_statuses, self.rescore_attempts)
 
     @classmethod
     def from_dict(cls, values: dict[str, Any]) -> TrainerConfig:
@@ -287,7 +270,7 @@ class Trainer:
         self.optimizer = self._make_optimizer()
         self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, self._lr_factor)
         self.step = 0
-        self._failing_steps = 0
+        self._fail_fast = FailFast(self.config, self.env)
         self.history: list[dict[str, float]] = []
         self._writer: Any = None
 
@@ -435,13 +418,12 @@ class Trainer:
         start = time.perf_counter()
         failures = FailureLog()
         batch, stats = self.rollout(failures)
-        self._fail_fast(failures)
+        self._fail_fast.check(failures)
         rollout_time = time.perf_counter() - start
         metrics = self.update(batch)
         metrics.update({f"sampling/{k}": v for k, v in stats.items()})
         # status/* counts the trained batch; failures/* every sampled episode, before masking
-        metrics.update({"failures/fraction": failures.failed_fraction, "failures/masked": float(failures.masked),
-                        "failures/rescored": float(failures.rescored), "failures/recovered": float(failures.recovered)})
+        metrics.update(failures.metrics())
         metrics["time/rollout_s"] = rollout_time
         metrics["time/step_s"] = time.perf_counter() - start
         self.step += 1
@@ -467,24 +449,6 @@ class Trainer:
         settings = {"config": dataclasses.asdict(self.config), "algorithm": dataclasses.asdict(self.algorithm),
                     "model": getattr(self.policy, "name_or_path", None), "world_size": dist.world_size()}
         write_manifest(Path(self.config.output_dir) / "manifest.json", run_manifest("train", env, settings))
-
-    def _fail_fast(self, failures: FailureLog) -> None:
-        """Stop on a broken environment: too many failures for ``fail_fast_steps`` steps in a row."""
-        cfg = self.config
-        if cfg.fail_fast_fraction is None:
-            return
-        self._failing_steps = self._failing_steps + 1 if failures.failed_fraction > cfg.fail_fast_fraction else 0
-        if self._failing_steps >= cfg.fail_fast_steps:
-            raise RuntimeError(
-                f"the environment {self._env_name()} is failing: more than {cfg.fail_fast_fraction:.0%} of the "
-                f"episodes had a verifier failure ({', '.join(cfg.failure_statuses)}) for {self._failing_steps} "
-                f"steps in a row (last step: {failures.failed} of {failures.episodes}; statuses "
-                f"{dict(failures.statuses)}); first errors: {failures.first_errors}")
-
-    def _env_name(self) -> str:
-        env = getattr(self.env, "env", self.env)
-        spec = getattr(getattr(env, "unwrapped", env), "spec", None)
-        return repr(spec.id) if spec is not None else type(getattr(env, "unwrapped", env)).__name__
 
     # -- update ---------------------------------------------------------------------------------
     @torch.no_grad()

@@ -40,8 +40,8 @@ from rlenv.trainers.preference.losses import (
     simpo_loss,
 )
 from rlenv.trainers.preference.monitor import PreferenceMonitor
-from rlenv.trainers.rollout import EpisodeEnv, run_episodes
-from rlenv.trainers.rounds import RoundCallback, run_rounds
+from rlenv.trainers.rollout import EpisodeEnv, FailFast, FailurePolicy
+from rlenv.trainers.rounds import RoundCallback, run_rounds, sample_round
 
 logger = logging.getLogger(__name__)
 
@@ -455,8 +455,12 @@ class PreferenceTrainer:
 
 
 @dataclasses.dataclass
-class OnlineDPOConfig:
+class OnlineDPOConfig(FailurePolicy):
     """Settings of :class:`OnlineDPO`.
+
+    The verifier-failure settings (``on_verifier_error``, ``failure_statuses``, ``rescore_attempts``,
+    ``regenerate_attempts``, ``fail_fast_fraction``, ``fail_fast_steps``) are those of
+    :class:`~rlenv.trainers.rollout.FailurePolicy`.
 
     Attributes:
         preference: The loss and optimizer settings (any loss; ``dpo`` is online DPO proper).
@@ -476,6 +480,7 @@ class OnlineDPOConfig:
     seed: int = 0
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         if self.rounds < 1 or self.updates_per_round < 1:
             raise ValueError(f"rounds and updates_per_round must be >= 1, got {self.rounds}, {self.updates_per_round}")
         if self.sync_reference_every < 0:
@@ -509,6 +514,7 @@ class OnlineDPO:
         self.policy = policy
         self.tokenizer = tokenizer
         self.env = env
+        self.fail_fast = FailFast(self.config, env)
         self.evaluate = evaluate
         self.log_fn = log_fn
         self.trainer = PreferenceTrainer(policy, self.config.preference, ref_model, log_fn=log_fn)
@@ -519,9 +525,14 @@ class OnlineDPO:
     def train_round(self, round_index: int) -> dict[str, float]:
         """Sample, pair, update; returns the round's metrics."""
         cfg = self.config
-        batch = run_episodes(self.env, self.generator, self.tokenizer, seed=cfg.seed + round_index)
+        batch, failures = sample_round(self.env, self.generator, self.tokenizer, cfg.seed + round_index, cfg,
+                                       self.fail_fast)
+        if len(batch) == 0:
+            logger.warning("round %d: every episode's verifier failed, nothing to learn from", round_index)
+            return {"round": float(round_index), "samples": 0.0, **failures.metrics()}
         pairs, stats = pairs_from_groups(batch, self.pad_token_id)
-        metrics = {"round": float(round_index), "reward_mean": batch.rewards.mean().item(), **stats}
+        metrics = {"round": float(round_index), "reward_mean": batch.rewards.mean().item(), **stats,
+                   **failures.metrics()}
         statuses = batch.infos.get("status")
         if statuses is not None:
             metrics["correct_fraction"] = sum(s == "correct" for s in statuses) / len(statuses)

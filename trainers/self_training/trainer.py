@@ -40,15 +40,19 @@ from rlenv.inference.policy import SamplingConfig, decode_completions, make_gene
 from rlenv.scoring import score_tasks
 from rlenv.trainers.batch import EpisodeBatch
 from rlenv.trainers.finetune import Example, fine_tune, sft_loss_fn
-from rlenv.trainers.rollout import EpisodeEnv, run_episodes
-from rlenv.trainers.rounds import RoundCallback, run_rounds
+from rlenv.trainers.rollout import EpisodeEnv, FailFast, FailurePolicy
+from rlenv.trainers.rounds import RoundCallback, run_rounds, sample_round
 
 logger = logging.getLogger(__name__)
 
 
 @dataclasses.dataclass
-class SelfTrainingConfig:
+class SelfTrainingConfig(FailurePolicy):
     """Settings of :class:`SelfTrainer`; start from a preset with :func:`self_training_config`.
+
+    The verifier-failure settings (``on_verifier_error``, ``failure_statuses``, ``rescore_attempts``,
+    ``regenerate_attempts``, ``fail_fast_fraction``, ``fail_fast_steps``) are those of
+    :class:`~rlenv.trainers.rollout.FailurePolicy`.
 
     Attributes:
         rounds: Sample-filter-fine-tune rounds (ReST: grow steps).
@@ -89,6 +93,7 @@ class SelfTrainingConfig:
     seed: int = 0
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         if self.rounds < 1:
             raise ValueError(f"rounds must be >= 1, got {self.rounds}")
         if self.top_k is not None and self.top_k < 1:
@@ -193,6 +198,7 @@ class SelfTrainer:
         self.tokenizer = tokenizer
         self.env = env
         self.config = config
+        self.fail_fast = FailFast(config, env)
         self.evaluate = evaluate
         self.log_fn = log_fn
         self.generator = make_generator(policy, tokenizer, config.sampling)
@@ -233,7 +239,11 @@ class SelfTrainer:
     def train_round(self, round_index: int) -> dict[str, float]:
         """Grow (sample), then one improve step per threshold (filter + SFT); returns the round's metrics."""
         cfg = self.config
-        batch = run_episodes(self.env, self.generator, self.tokenizer, seed=cfg.seed + round_index)
+        batch, failures = sample_round(self.env, self.generator, self.tokenizer, cfg.seed + round_index, cfg,
+                                       self.fail_fast)
+        if len(batch) == 0:
+            logger.warning("round %d: every episode's verifier failed, nothing to learn from", round_index)
+            return {"round": float(round_index), "samples": 0.0, **failures.metrics()}
         statuses = batch.infos.get("status")
         if statuses is None:
             raise ValueError("the env's step infos carry no 'status': cannot tell correct samples apart")
@@ -261,6 +271,7 @@ class SelfTrainer:
                 continue
             metrics["sft_loss"] = self.fine_tune(examples, seed=cfg.seed + round_index)[-1]
         metrics["kept_fraction"] = float(keep.sum()) / len(batch)
+        metrics.update(failures.metrics())
         if self.evaluate is not None:
             metrics.update(self.evaluate(self.policy))
         return metrics
