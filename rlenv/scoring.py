@@ -17,8 +17,8 @@ from rlenv.types import RewardResult, Task, Verifier
 
 logger = logging.getLogger(__name__)
 
-#: Accepted names for the built-in executors.
-EXECUTORS = ("serial", "thread", "process")
+#: Accepted names for the built-in executors (``ray``: :mod:`rlenv.ray_executor`, imported when used).
+EXECUTORS = ("serial", "thread", "process", "ray")
 
 
 def verifier_identity(verifier: Any) -> tuple[str, str]:
@@ -52,12 +52,18 @@ def _score_batch_safely(verifier: Any, tasks: Sequence[Task], completions: Seque
     return results
 
 
-def make_executor(executor: str | cf.Executor, max_workers: int | None = None) -> cf.Executor | None:
-    """Build the executor named by ``executor`` (``None`` for ``"serial"``)."""
-    if isinstance(executor, cf.Executor):
+def make_executor(executor: Any, max_workers: int | None = None) -> Any:
+    """Build the executor named by ``executor`` (``None`` for ``"serial"``; ``"ray"``: the process's
+    shared :class:`~rlenv.ray_executor.RayExecutor`, joining ``$RAY_ADDRESS`` or a local cluster); an
+    executor object is returned as it is."""
+    if isinstance(executor, cf.Executor) or hasattr(executor, "score"):
         return executor
     if executor == "serial":
         return None
+    if executor == "ray":
+        from rlenv.ray_executor import shared_ray_executor
+
+        return shared_ray_executor()
     if executor == "thread":
         return cf.ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="rlenv-score")
     if executor == "process":
@@ -69,7 +75,7 @@ def score_tasks(
     verifier: Verifier,
     tasks: Sequence[Task],
     completions: Sequence[str],
-    executor: str | cf.Executor | None = "thread",
+    executor: Any = "thread",
     max_workers: int | None = None,
     progress: bool = False,
 ) -> list[RewardResult]:
@@ -78,10 +84,14 @@ def score_tasks(
     Uses ``verifier.score_batch`` when the verifier has one (one call for the whole batch).
     Otherwise calls the verifier per item on ``executor``: ``"serial"``, ``"thread"`` (default),
     ``"process"`` (the verifier must be picklable; best for CPU-bound verifiers) or an existing
-    ``concurrent.futures.Executor`` (not shut down here).
+    ``concurrent.futures.Executor`` (not shut down here). ``"ray"`` or a
+    :class:`~rlenv.ray_executor.RayExecutor` spreads the batch over a Ray cluster in chunks (each
+    chunk scored by this function on a node, ``score_batch`` included).
     """
     if len(tasks) != len(completions):
         raise ValueError(f"got {len(tasks)} tasks but {len(completions)} completions")
+    if executor == "ray" or hasattr(executor, "score"):
+        return make_executor(executor).score(verifier, tasks, completions, progress=progress)
     if hasattr(verifier, "score_batch"):
         return _score_batch_safely(verifier, tasks, completions)
     pool = make_executor(executor or "serial", max_workers)

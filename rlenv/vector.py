@@ -175,6 +175,6 @@ class TextVectorEnv(gymnasium.vector.VectorEnv):
         return obs, rewards, np.ones(self.num_envs, dtype=bool), truncated, self._vector_infos(infos)
 
     def close_extras(self, **kwargs: Any) -> None:
-        if self._pool is not None and self._pool is not self._executor_arg:
+        if self._pool is not None and self._pool is not self._executor_arg and self._executor_arg != "ray":
             self._pool.shutdown(wait=True)
             self._pool = None

@@ -16,7 +16,13 @@ import logging
 import sys
 from pathlib import Path
 
-from rlenv.commands.env_args import SAMPLES_HELP, add_env_arguments, add_scoring_arguments, make_env_from_args
+from rlenv.commands.env_args import (
+    SAMPLES_HELP,
+    add_env_arguments,
+    add_scoring_arguments,
+    make_env_from_args,
+    scoring_executor,
+)
 from rlenv.jsonl import read_jsonl
 
 NAME = "audit"
@@ -62,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
 
     samples = read_jsonl(args.samples)
     env = make_env_from_args(args)
-    report = audit(env, samples, detectors=args.detectors, executor=args.executor, max_workers=args.workers,
+    report = audit(env, samples, detectors=args.detectors, executor=scoring_executor(args), max_workers=args.workers,
                    progress=True)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     with args.out.open("w", encoding="utf-8") as fh:

@@ -21,9 +21,25 @@ def add_env_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def add_scoring_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--executor`` and ``--workers``: how the verifier calls are spread over a pool."""
-    parser.add_argument("--executor", default="thread", choices=["thread", "process", "serial"])
+    """``--executor``, ``--workers`` and ``--ray-address``: how the verifier calls are spread over a pool."""
+    parser.add_argument("--executor", default="thread", choices=["thread", "process", "serial", "ray"],
+                        help="thread/process pools on this machine, or a Ray cluster (see --ray-address)")
     parser.add_argument("--workers", type=int, default=None, help="scoring pool size")
+    parser.add_argument("--ray-address", default=None,
+                        help="the Ray cluster of --executor ray (e.g. auto, ray://host:10001; default: "
+                             "$RAY_ADDRESS or a local cluster)")
+
+
+def scoring_executor(args: argparse.Namespace) -> Any:
+    """The executor the scoring flags name: a :class:`~rlenv.ray_executor.RayExecutor` on
+    ``--ray-address`` for ``--executor ray``, else the executor's name."""
+    if args.ray_address is not None and args.executor != "ray":
+        raise ValueError("--ray-address needs --executor ray")
+    if args.executor == "ray":
+        from rlenv.ray_executor import shared_ray_executor
+
+        return shared_ray_executor(args.ray_address)
+    return args.executor
 
 
 def parse_env_args(pairs: list[str]) -> dict[str, Any]:

@@ -20,7 +20,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from rlenv.commands.env_args import add_env_arguments, add_scoring_arguments, make_env_from_args
+from rlenv.commands.env_args import (
+    add_env_arguments,
+    add_scoring_arguments,
+    make_env_from_args,
+    scoring_executor,
+)
 from rlenv.evaluation.results import ERROR_RULES
 from rlenv.inference import BACKENDS
 
@@ -91,7 +96,7 @@ def _options(args: argparse.Namespace) -> Any:
 
     return EvalOptions(ks=args.k, by=tuple(args.by), confidence=args.confidence, n_resamples=args.bootstrap,
                        seed=args.seed, equivalence_fallback="string" if args.equivalence == "string" else None,
-                       executor=args.executor, max_workers=args.workers, batch_size=args.batch_size,
+                       executor=scoring_executor(args), max_workers=args.workers, batch_size=args.batch_size,
                        title=f"{args.id}", plot=not args.no_plot, report=not args.no_report, errors=args.errors,
                        retry_errors=args.retry_errors)
 

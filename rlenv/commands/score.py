@@ -10,7 +10,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from rlenv.commands.env_args import SAMPLES_HELP, add_env_arguments, add_scoring_arguments, make_env_from_args
+from rlenv.commands.env_args import (
+    SAMPLES_HELP,
+    add_env_arguments,
+    add_scoring_arguments,
+    make_env_from_args,
+    scoring_executor,
+)
 
 NAME = "score"
 HELP = "score existing completions from a JSONL file"
@@ -51,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
 
     samples = read_jsonl(args.samples)
     env = make_env_from_args(args)
-    results = rlenv.score(env, samples, executor=args.executor, max_workers=args.workers, progress=True)
+    results = rlenv.score(env, samples, executor=scoring_executor(args), max_workers=args.workers, progress=True)
     base = env.unwrapped
     task_ids = [str(s["task_id"]) if "task_id" in s else base.source[int(s["index"])].id for s in samples]
     args.out.parent.mkdir(parents=True, exist_ok=True)
