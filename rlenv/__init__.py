@@ -20,6 +20,7 @@ from rlenv.checker import EnvCheckError, check_env
 from rlenv.env import TextEnv
 from rlenv.registry import EnvSpec, list_envs, load_builtin_families, load_plugins, make, register, spec
 from rlenv.scoring import resolve_samples, score_tasks, verify_safely
+from rlenv.service.client import RemoteVerifier
 from rlenv.sources import DatasetSource, ProceduralSource, TaskSource
 from rlenv.spaces import ChatSpace, TextSpace
 from rlenv.splits import PromptFilteredSource, disjoint_split, distinct_prompt_indices
@@ -80,5 +81,5 @@ __all__ = [
     "ChatSpace", "Completion", "DatasetSource", "EnvCheckError", "EnvSpec", "ProceduralSource",
     "PromptFilteredSource", "RewardResult", "Status", "StepReward", "Task", "TaskSource", "TextEnv", "TextSpace",
     "TextVectorEnv", "Verifier", "check_env", "disjoint_split", "distinct_prompt_indices", "list_envs",
-    "load_plugins", "make", "make_vec", "register", "score", "score_tasks", "spec", "verify_safely",
+    "RemoteVerifier", "load_plugins", "make", "make_vec", "register", "score", "score_tasks", "spec", "verify_safely",
 ]

@@ -13,4 +13,5 @@ COMMAND_MODULES = [
     "rlenv.commands.sandbox",
     "rlenv.commands.train",
     "rlenv.commands.export",
+    "rlenv.commands.serve",
 ]

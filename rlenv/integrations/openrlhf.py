@@ -96,9 +96,9 @@ class RewardFunc:
             return base.source[base.source.index_of(str(label))]
         return Task("openrlhf", prompt, reference=label)
 
-    def __call__(self, queries: Sequence[str], prompts: Sequence[str], labels: Sequence[Any]) -> dict[str, Any]:
-        import torch
-
+    def score(self, queries: Sequence[str], prompts: Sequence[str], labels: Sequence[Any],
+              ) -> tuple[list[float], list[Status]]:
+        """The reward (after the env's wrappers) and the verifier's status of each query."""
         if not len(queries) == len(prompts) == len(labels):
             raise ValueError(f"got {len(queries)} queries, {len(prompts)} prompts and {len(labels)} labels")
         env = self.env
@@ -110,13 +110,25 @@ class RewardFunc:
         outcome = env.get_wrapper_attr("episode_outcome")
         rewards = [float(outcome(task, text, result, cut)[0])
                    for task, (text, cut), result in zip(tasks, clipped, results, strict=True)]
-        statuses = [result.status for result in results]
-        return {
-            "rewards": torch.tensor(rewards, dtype=torch.float32),
-            "scores": torch.tensor([float(s is Status.CORRECT) for s in statuses], dtype=torch.float32),
-            "extra_logs": {f"status/{status.value}": torch.tensor([float(s is status) for s in statuses])
-                           for status in Status},
-        }
+        return rewards, [result.status for result in results]
+
+    def __call__(self, queries: Sequence[str], prompts: Sequence[str], labels: Sequence[Any]) -> dict[str, Any]:
+        import torch
+
+        rewards, statuses = self.score(queries, prompts, labels)
+        return {key: torch.tensor(value, dtype=torch.float32) if not isinstance(value, dict)
+                else {k: torch.tensor(v, dtype=torch.float32) for k, v in value.items()}
+                for key, value in reward_response(rewards, statuses).items()}
+
+
+def reward_response(rewards: Sequence[float], statuses: Sequence[Status]) -> dict[str, Any]:
+    """OpenRLHF's reward answer as plain lists: ``rewards``, ``scores`` (1.0 for a correct answer) and
+    ``extra_logs`` with ``status/<s>`` (1.0 where the status is ``s``)."""
+    return {
+        "rewards": [float(r) for r in rewards],
+        "scores": [float(s is Status.CORRECT) for s in statuses],
+        "extra_logs": {f"status/{status.value}": [float(s is status) for s in statuses] for status in Status},
+    }
 
 
 def to_openrlhf_rows(env_id: str, indices: Iterable[int], label: str = "task_id",

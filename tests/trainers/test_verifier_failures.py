@@ -186,3 +186,4 @@ def test_failure_settings_are_checked():
     with pytest.raises(ValueError, match="fail_fast_fraction"):
         TrainerConfig(fail_fast_fraction=1.5)
     assert RewardResult.error("x").status.value in TrainerConfig().failure_statuses
+
