@@ -148,3 +148,23 @@ def test_cli_scores_through_the_cluster(cluster, tmp_path):
         rows[executor] = [(r["status"], r["reward"]) for r in
                           map(json.loads, (tmp_path / f"{executor}.jsonl").read_text().splitlines())]
     assert rows["thread"] == rows["ray"] and len(rows["ray"]) == 20
+
+
+def test_vector_envs_and_trl_reward_funcs_take_the_ray_executor(executor):
+    from rlenv.integrations.trl import reward_funcs, to_dataset
+
+    steps = {}
+    for name, chosen in (("thread", "thread"), ("ray", executor)):
+        vec = rlenv.make_vec("rlenv/Arithmetic-v0", num_tasks=4, group_size=2, executor=chosen)
+        vec.reset(seed=3)
+        answers = [f"#### {task.reference}" if i % 2 else "#### 1000" for i, task in enumerate(vec.tasks)]
+        _, rewards, _, _, infos = vec.step(answers)
+        steps[name] = (list(rewards), list(infos["status"]))
+        vec.close()
+    assert steps["thread"] == steps["ray"] and "correct" in steps["ray"][1]
+    env = rlenv.make("rlenv/ExactMatch-v0")
+    ds = to_dataset(env)
+    kwargs = dict(prompts=ds["prompt"][:3], completions=[env.unwrapped.source[0].reference, "no", "no"],
+                  task_id=ds["task_id"][:3], completion_ids=[[1]] * 3, trainer_state=None,
+                  log_metric=lambda *a: None, log_extra=lambda *a: None)
+    assert reward_funcs(env, executor=executor)[0](**kwargs) == reward_funcs(env)[0](**kwargs) == [1.0, 0.0, 0.0]
