@@ -458,9 +458,7 @@ class PreferenceTrainer:
 class OnlineDPOConfig(FailurePolicy):
     """Settings of :class:`OnlineDPO`.
 
-    The verifier-failure settings (``on_verifier_error``, ``failure_statuses``, ``rescore_attempts``,
-    ``regenerate_attempts``, ``fail_fast_fraction``, ``fail_fast_steps``) are those of
-    :class:`~rlenv.trainers.rollout.FailurePolicy`.
+    Verifier failures: the fields of :class:`~rlenv.trainers.rollout.FailurePolicy`.
 
     Attributes:
         preference: The loss and optimizer settings (any loss; ``dpo`` is online DPO proper).

@@ -50,9 +50,7 @@ logger = logging.getLogger(__name__)
 class SelfTrainingConfig(FailurePolicy):
     """Settings of :class:`SelfTrainer`; start from a preset with :func:`self_training_config`.
 
-    The verifier-failure settings (``on_verifier_error``, ``failure_statuses``, ``rescore_attempts``,
-    ``regenerate_attempts``, ``fail_fast_fraction``, ``fail_fast_steps``) are those of
-    :class:`~rlenv.trainers.rollout.FailurePolicy`.
+    Verifier failures: the fields of :class:`~rlenv.trainers.rollout.FailurePolicy`.
 
     Attributes:
         rounds: Sample-filter-fine-tune rounds (ReST: grow steps).
