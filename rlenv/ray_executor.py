@@ -1,12 +1,19 @@
 """Scoring on a Ray cluster: ``executor="ray"`` wherever an executor is accepted.
 
-A :class:`RayExecutor` keeps scoring actors spread over the cluster's nodes (``SPREAD``
-scheduling, ``actors_per_node`` on each alive node). A batch is cut into chunks; each chunk is
-scored by one actor with :func:`rlenv.score_tasks` in that actor's process, so everything a
-verifier keeps per process stays node-local: the code verifier's warm sandbox pool (containers on
-that node's Docker), the math worker pool, a reward model loaded once per actor (give the actors
-``num_gpus`` when the cluster has GPUs). The verifier travels through the object store and is
-unpickled once per actor (cached by the digest of its pickle).
+A :class:`RayExecutor` keeps scoring actors on the cluster's nodes, one pool per *placement* a
+verifier declares (:func:`verifier_placement`: its ``placement`` attribute, or one of the
+verifiers it combines):
+
+* ``"cpu"`` (math, format, exact match, ...): ``actors_per_node`` on every alive node;
+* ``"docker"`` (code): one actor on each node whose Docker engine has the sandbox image (probed
+  once per node), so the code verifier's warm container pool in that actor is node-local;
+* ``"model"`` (reward models, guards, PRMs): one actor per GPU (``num_gpus=1``) when the cluster
+  has GPUs, else ``actors_per_node`` per node; the model loads once per actor.
+
+A batch is cut into chunks; each chunk is scored by one actor with :func:`rlenv.score_tasks` in
+that actor's process (the math worker pool, the sandbox pool and the model are the actor's own).
+The verifier travels through the object store and is unpickled once per actor (cached by the
+digest of its pickle).
 
 Nothing is lost: a chunk whose actor died (killed, OOM, node gone) is given to a new actor,
 up to ``max_retries`` times; after that its items come back as status ``error`` naming the failure.
@@ -32,9 +39,42 @@ from rlenv.types import RewardResult, Task
 logger = logging.getLogger(__name__)
 
 _SHARED: dict[str | None, RayExecutor] = {}
+#: Placements, strongest first: a verifier combining several needs the first one it has.
+PLACEMENTS = ("docker", "model", "cpu")
 #: Seconds without a finished chunk before a warning says the actors may not be scheduled.
 WAIT_WARNING_S = 60
 _SHARED_LOCK = threading.Lock()
+
+
+def verifier_placement(verifier: Any) -> str:
+    """Where ``verifier`` must run: ``"docker"``, ``"model"`` or ``"cpu"``, from the ``placement``
+    attribute it or a verifier it combines (a weighted sum, a gate, a wrapper's inner verifier) declares."""
+    found, pending, seen = set(), [verifier], set()
+    while pending and len(seen) < 256:
+        item = pending.pop()
+        if id(item) in seen or isinstance(item, (str, bytes, int, float, type)) or item is None:
+            continue
+        seen.add(id(item))
+        placement = getattr(type(item), "placement", None)
+        if placement in PLACEMENTS:
+            found.add(placement)
+        if isinstance(item, dict):
+            pending.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            pending.extend(item)
+        elif hasattr(item, "__dict__"):
+            pending.extend(vars(item).values())
+    return next((p for p in PLACEMENTS if p in found), "cpu")
+
+
+def _sandbox_ready() -> bool:
+    """Whether this node's Docker engine can run the sandbox (engine up, image present)."""
+    from rlenv.sandbox.doctor import problems
+
+    try:
+        return not problems()
+    except Exception:  # no docker SDK, no engine socket: this node cannot run code
+        return False
 
 
 class _ScoringActor:
@@ -83,21 +123,46 @@ class RayExecutor:
         if not ray.is_initialized():
             ray.init(address=address, ignore_reinit_error=True, log_to_driver=False, **(init_kwargs or {}))
         self.chunk_size, self.max_retries = chunk_size, max_retries
-        self._actor_class = ray.remote(num_cpus=num_cpus, num_gpus=num_gpus)(_ScoringActor)
+        self.actors_per_node, self._max_workers = actors_per_node, max_workers
         self._resources = (num_cpus, num_gpus)
-        self._max_workers = max_workers
-        nodes = [n for n in ray.nodes() if n.get("Alive")]
-        self.actors = [self._new_actor() for _ in range(max(1, len(nodes)) * actors_per_node)]
         self._lock = threading.Lock()
         self._lost = tuple(getattr(ray.exceptions, name) for name in
                            ("RayActorError", "ActorUnavailableError", "ObjectLostError") if hasattr(ray.exceptions, name))
+        self._pools: dict[str, list[tuple[Any, Any]]] = {}  # placement -> [(actor, how to start another)]
+        self._pool("cpu")  # started at once: a wrong address or a full cluster shows here
 
-    def _new_actor(self) -> Any:
-        return self._actor_class.options(scheduling_strategy="SPREAD").remote(self._max_workers)
+    def _nodes(self) -> list[str]:
+        return [n["NodeID"] for n in self._ray.nodes() if n.get("Alive")]
 
-    def node_ids(self) -> list[str]:
-        """The node of each actor, in order."""
-        return self._ray.get([actor.node_id.remote() for actor in self.actors])
+    def _start(self, options: dict[str, Any]) -> Any:
+        actor_class = self._ray.remote(num_cpus=options.get("num_cpus", self._resources[0]),
+                                       num_gpus=options.get("num_gpus", self._resources[1]))(_ScoringActor)
+        return actor_class.options(scheduling_strategy=options["strategy"]).remote(self._max_workers)
+
+    def _pool(self, placement: str) -> list[Any]:
+        """The actors of ``placement`` (started on first use); empty when no node can host them."""
+        if placement not in self._pools:
+            from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+            ray = self._ray
+            plans: list[dict[str, Any]] = []
+            if placement == "docker":
+                probe = ray.remote(num_cpus=0)(_sandbox_ready)
+                nodes = self._nodes()
+                ready = ray.get([probe.options(scheduling_strategy=NodeAffinitySchedulingStrategy(n, soft=False))
+                                 .remote() for n in nodes])
+                plans = [{"strategy": NodeAffinitySchedulingStrategy(n, soft=False)}
+                         for n, ok in zip(nodes, ready, strict=True) if ok]
+            elif placement == "model" and ray.cluster_resources().get("GPU", 0) >= 1:
+                plans = [{"strategy": "SPREAD", "num_gpus": 1}] * int(ray.cluster_resources()["GPU"])
+            else:
+                plans = [{"strategy": "SPREAD"}] * (max(1, len(self._nodes())) * self.actors_per_node)
+            self._pools[placement] = [(self._start(plan), plan) for plan in plans]
+        return [actor for actor, _ in self._pools[placement]]
+
+    def node_ids(self, placement: str = "cpu") -> list[str]:
+        """The node of each actor of ``placement``, in order."""
+        return self._ray.get([actor.node_id.remote() for actor in self._pool(placement)])
 
     def score(self, verifier: Any, tasks: Sequence[Task], completions: Sequence[str],
               progress: bool = False) -> list[RewardResult]:
@@ -111,23 +176,31 @@ class RayExecutor:
         chunks = [(start, list(tasks[start:start + self.chunk_size]), [str(c) for c in
                    completions[start:start + self.chunk_size]]) for start in range(0, len(tasks), self.chunk_size)]
         results: list[RewardResult | None] = [None] * len(tasks)
+        placement = verifier_placement(verifier)
+        with self._lock:
+            pool = self._pool(placement)
+        if not pool:
+            failed = RewardResult.error(f"no node of the Ray cluster can run this verifier (placement {placement!r}: "
+                                        "no node has a Docker engine with the sandbox image)",
+                                        *verifier_identity(verifier))
+            return [failed] * len(tasks)
         with self._lock, tqdm(total=len(tasks), desc="scoring (ray)", unit="sample",
                               disable=None if progress else True, leave=False) as bar:
-            self._run(chunks, digest, payload, results, verifier, bar)
+            self._run(self._pools[placement], chunks, digest, payload, results, verifier, bar)
         return results  # type: ignore[return-value]
 
-    def _run(self, chunks: list[tuple[int, list[Task], list[str]]], digest: str, payload: Any,
-             results: list[RewardResult | None], verifier: Any, bar: Any) -> None:
+    def _run(self, pool: list[tuple[Any, Any]], chunks: list[tuple[int, list[Task], list[str]]], digest: str,
+             payload: Any, results: list[RewardResult | None], verifier: Any, bar: Any) -> None:
         ray = self._ray
         pending = collections.deque(range(len(chunks)))
         attempts = [0] * len(chunks)
-        idle = list(range(len(self.actors)))
+        idle = list(range(len(pool)))
         running: dict[Any, tuple[int, int]] = {}  # object ref -> (chunk, actor slot)
         while pending or running:
             while pending and idle:
                 chunk, slot = pending.popleft(), idle.pop()
                 _, tasks, completions = chunks[chunk]
-                running[self.actors[slot].score.remote(digest, payload, tasks, completions)] = (chunk, slot)
+                running[pool[slot][0].score.remote(digest, payload, tasks, completions)] = (chunk, slot)
             done, _ = ray.wait(list(running), num_returns=1, timeout=WAIT_WARNING_S)
             if not done:
                 logger.warning("no scoring chunk finished in %d s: are the actors scheduled? each needs %s CPU(s) "
@@ -144,7 +217,7 @@ class RayExecutor:
             except self._lost as exc:
                 logger.warning("scoring actor %d died (%s): chunk of %d items goes to a new actor", slot,
                                type(exc).__name__, len(tasks))
-                self.actors[slot] = self._new_actor()
+                pool[slot] = (self._start(pool[slot][1]), pool[slot][1])
                 attempts[chunk] += 1
                 if attempts[chunk] > self.max_retries:
                     failed = RewardResult.error(f"scoring actor died {attempts[chunk]} times: {exc}",
@@ -158,11 +231,17 @@ class RayExecutor:
             bar.update(len(chunk_results))
             idle.append(slot)
 
+    @property
+    def actors(self) -> list[Any]:
+        """The actors of the ``"cpu"`` placement (the others: :meth:`node_ids` of a placement)."""
+        return [actor for actor, _ in self._pools.get("cpu", [])]
+
     def shutdown(self, wait: bool = True) -> None:
         """Kill this executor's actors (the cluster itself keeps running)."""
-        for actor in self.actors:
-            self._ray.kill(actor)
-        self.actors = []
+        for pool in self._pools.values():
+            for actor, _ in pool:
+                self._ray.kill(actor)
+        self._pools = {}
 
 
 def shared_ray_executor(address: str | None = None) -> RayExecutor:

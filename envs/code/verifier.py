@@ -44,6 +44,9 @@ class CodeVerifier:
     left before or during its tests: a structured fact for detectors) and ``timings``.
     """
 
+    #: Scored on a node whose Docker engine has the sandbox image (see :mod:`rlenv.ray_executor`).
+    placement = "docker"
+
     name = "code"
     version = "1"
 

@@ -45,8 +45,16 @@ def same(a: list[RewardResult], b: list[RewardResult]) -> bool:
     return [(r.status, round(r.value, 6), r.verifier) for r in a] == [(r.status, round(r.value, 6), r.verifier) for r in b]
 
 
-def test_actors_spread_over_both_nodes(executor):
+def test_actors_spread_over_both_nodes_and_code_goes_to_docker_nodes(executor, docker_ready):
+    from rlenv.ray_executor import verifier_placement
+
     assert len(executor.actors) == 2 and len(set(executor.node_ids())) == 2
+    assert len(set(executor.node_ids("docker"))) == 2  # both nodes run Docker with the sandbox image here
+    assert len(set(executor.node_ids("model"))) == 2  # no GPU: actors_per_node on every node
+    assert verifier_placement(rlenv.make("rlenv/HumanEval-v0").unwrapped.verifier) == "docker"
+    assert verifier_placement(rlenv.make("rlenv/Arithmetic-v0").unwrapped.verifier) == "cpu"
+    gated = rlenv.make("rlenv/Format-v0", answer_check="exact_match").unwrapped.verifier
+    assert verifier_placement(gated) == "cpu"
 
 
 def test_math_on_ray_equals_local(executor):
@@ -112,7 +120,7 @@ def test_killing_an_actor_mid_batch_loses_nothing(cluster):
     worker.join(timeout=120)
     assert not worker.is_alive(), "the batch did not finish after its actor was killed"
     results = out["results"]
-    assert executor.actors[0] is not victim  # replaced
+    assert executor.actors[0] is not victim  # replaced (the cpu pool: Slow declares no placement)
     assert len(results) == 240 and all(isinstance(r, RewardResult) for r in results)
     assert same(results, score_tasks(Slow(), tasks, completions, executor="thread"))
     assert results[5].status is Status.ERROR and "stays one item's error" in results[5].details["error"]
