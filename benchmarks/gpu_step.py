@@ -44,9 +44,10 @@ def make_env():
 
 def make_tokenizer(vocab_size: int):
     """A character tokenizer padded with filler tokens up to ``vocab_size`` (so every sampled id decodes)."""
-    from rlenv.trainers.tiny import DEFAULT_ALPHABET, SPECIAL_TOKENS
     from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers
     from transformers import PreTrainedTokenizerFast
+
+    from rlenv.trainers.tiny import DEFAULT_ALPHABET, SPECIAL_TOKENS
 
     base = list(SPECIAL_TOKENS.values()) + list(dict.fromkeys(DEFAULT_ALPHABET))
     vocab = {tok: i for i, tok in enumerate(base + [f"<t{i}>" for i in range(vocab_size - len(base))])}

@@ -33,11 +33,13 @@ sys.path.insert(0, str(ROOT))
 
 import rlenv  # noqa: E402
 from rlenv.exact_match import ExactMatchVerifier  # noqa: E402
-from rlenv.wrappers import FAMILY_DETECTORS, OverlongPenalty, audit  # noqa: E402
+from rlenv.wrappers import OverlongPenalty, audit, default_detectors, detector_names  # noqa: E402
 
 CORPUS = ROOT / "tests" / "data" / "hacks" / "corpus.jsonl"
 GSM8K_TEST = ROOT.parent / "shared" / "data" / "gsm8k" / "test.jsonl"
 DETECTOR_NAMES = {"answer_hedging", "prompt_echo", "format_gaming", "repetition", "code_tampering", "overlong"}
+#: The registered env whose default detectors each corpus family gets.
+FAMILY_ENVS = {"math": "rlenv/GSM8K-v0", "code": "rlenv/HumanEval-v0", "format": "rlenv/Format-v0"}
 
 
 def load_corpus(path: Path = CORPUS) -> list[dict]:
@@ -50,7 +52,7 @@ def load_corpus(path: Path = CORPUS) -> list[dict]:
 
 
 def family_detectors(family: str, rows: list[dict]) -> list:
-    wraps = list(FAMILY_DETECTORS[family])
+    wraps = default_detectors(FAMILY_ENVS[family])
     if family == "math":
         budget = {(r["max_len"], r["buffer"]) for r in rows}
         if len(budget) != 1:
@@ -68,7 +70,7 @@ def run_detectors(rows: list[dict]) -> dict[str, list[str]]:
         tasks = [{"id": r["id"], "prompt": r["prompt"], "reference": str(r["reference"])} for r in members]
         env = rlenv.TextEnv(rlenv.DatasetSource(tasks), ExactMatchVerifier())
         samples = [{"task_id": r["id"], "completion": r["completion"]} for r in members]
-        report = audit(env, samples, family=family, detectors=family_detectors(family, members), executor="serial")
+        report = audit(env, samples, detectors=family_detectors(family, members), executor="serial")
         for row, result in zip(members, report.rows, strict=True):
             fired[row["id"]] = [h["detector"] for h in result["hacks"]]
     return fired
@@ -103,7 +105,7 @@ def real_clean_table() -> dict[str, dict[str, float]]:
         for row in rows:
             row["family"], row["labels"] = family, []
         fired = run_detectors([{**r, "max_len": 10**6, "buffer": 0} for r in rows])
-        for name in sorted({cls.name for cls in FAMILY_DETECTORS[family]}):
+        for name in sorted(detector_names(FAMILY_ENVS[family])):
             count = sum(name in fired[r["id"]] for r in rows)
             table[f"{family}/{name}"] = {"samples": len(rows), "fired": count, "fpr": count / len(rows)}
     return table
@@ -119,7 +121,6 @@ def non_answer_table() -> dict[str, dict[str, float]]:
     import random
 
     from rlenv.envs.safety.synthetic import REFUSALS, answer, safety_prompts
-
     from rlenv.wrappers.nonanswer import detect_non_answer
 
     prompts = safety_prompts("train") + safety_prompts("test")
@@ -139,7 +140,7 @@ def non_answer_table() -> dict[str, dict[str, float]]:
 
 
 def detectors_of(family: str) -> set[str]:
-    names = {cls.name for cls in FAMILY_DETECTORS[family]}
+    names = set(detector_names(FAMILY_ENVS[family]))
     return names | ({"overlong"} if family == "math" else set())
 
 

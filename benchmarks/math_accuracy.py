@@ -24,7 +24,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from rlenv.envs.math.verifier import MathVerifier  # noqa: E402
-
 from rlenv.types import Task  # noqa: E402
 
 DEFAULT_CORPUS = Path(__file__).resolve().parents[1] / "tests" / "data" / "math_pairs.jsonl"

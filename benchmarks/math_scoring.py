@@ -59,7 +59,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from rlenv.envs.math.arithmetic import ArithmeticGenerator, level_config  # noqa: E402
 from rlenv.envs.math.gsm8k import make_gsm8k_env  # noqa: E402
 from rlenv.envs.math.verifier import MathVerifier  # noqa: E402
-
 from rlenv.scoring import score_tasks  # noqa: E402
 from rlenv.types import Task  # noqa: E402
 from rlenv.worker_pool import default_num_workers  # noqa: E402
@@ -91,8 +90,9 @@ def build_items(count: int, gsm8k_file: str | None = None, seed: int = 0) -> tup
 def clear_caches() -> None:
     """Empty sympy's, math-verify's and our parse caches, so no in-process run reuses an earlier one."""
     from math_verify import parser
-    from rlenv.envs.math.grading import parse_answer, parse_reference
     from sympy.core.cache import clear_cache
+
+    from rlenv.envs.math.grading import parse_answer, parse_reference
 
     clear_cache()
     for cached in (parser.parse_latex_cached, parser.parse_expr_cached, parser.extract_latex,
@@ -242,6 +242,7 @@ Method = Callable[[list[Task], list[str]], list[bool]]
 def grouped_methods(verifiers: dict[str, MathVerifier]) -> dict[str, tuple[Method, MathVerifier | None]]:
     """The methods of the grouped workload: ``name -> (f(tasks, completions) -> verdicts, its verifier)``."""
     from math_verify import parse, verify
+
     from rlenv.envs.math.grading import grade
 
     config = MathVerifier().config

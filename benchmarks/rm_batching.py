@@ -15,11 +15,11 @@ import tempfile
 import time
 
 import torch
+
+from rlenv import Task
 from rlenv.envs.prm import PRMVerifier, StepSplitter
 from rlenv.envs.safety import RewardModelVerifier
 from rlenv.trainers.tiny import save_tiny, tiny_sequence_classifier, tiny_token_classifier, tiny_tokenizer
-
-from rlenv import Task
 
 
 def completions(n: int, rng: random.Random, max_steps: int) -> list[str]:

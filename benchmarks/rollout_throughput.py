@@ -25,7 +25,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import torch  # noqa: E402
-from rlenv.trainers.rollout import SamplingConfig, make_generator  # noqa: E402
+
+from rlenv.inference.policy import SamplingConfig, make_generator  # noqa: E402
 from rlenv.trainers.tiny import tiny_causal_lm, tiny_tokenizer  # noqa: E402
 
 
@@ -50,9 +51,8 @@ def generation_rate(generate, prompts: list[str], repeats: int) -> tuple[float, 
 
 def grpo_step_time(backend: str, args: argparse.Namespace) -> tuple[float, float]:
     """Median wall time of a GRPO step (rollout + update) and of its rollout, after one warm-up step."""
-    from rlenv.trainers import Trainer
-
     import rlenv
+    from rlenv.trainers import Trainer
 
     model, tokenizer = build_policy(args.hidden, args.layers, args.heads, args.device)
     config = dict(steps=1, num_tasks=args.prompts // 4, group_size=4, max_new_tokens=args.max_new_tokens,

@@ -21,6 +21,7 @@ sys.path[:0] = [ROOT, os.path.join(ROOT, "tests", "sandbox")]
 
 import docker  # noqa: E402
 from redteam_cases import hostile_jobs  # noqa: E402  (the red-team suite's cases)
+
 from rlenv.sandbox import FunctionJob, IOCase, JobStatus, Limits, ProgramJob, SandboxPool  # noqa: E402
 from rlenv.sandbox.container import POOL_LABEL  # noqa: E402
 

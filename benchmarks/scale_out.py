@@ -37,9 +37,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from rlenv.envs.math.arithmetic import make_arithmetic_env  # noqa: E402
-
 import rlenv  # noqa: E402
+from rlenv.envs.math.arithmetic import make_arithmetic_env  # noqa: E402
 from rlenv.scoring import score_tasks  # noqa: E402
 from rlenv.types import Task  # noqa: E402
 from rlenv.worker_pool import default_num_workers  # noqa: E402

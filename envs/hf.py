@@ -139,10 +139,11 @@ class ModelVerifier:
         trust_remote_code, revision: Passed to ``from_pretrained``.
     """
 
+    #: Scored where the model is loaded once, on a GPU when the cluster has one (see :mod:`rlenv.ray_executor`).
+    placement = "model"
+
     name = "model"
     version = "1"
-    #: Runs in a process holding the model (see :data:`rlenv.scoring.PLACEMENTS`).
-    placement = "model"
 
     def __init__(
         self,

@@ -14,7 +14,7 @@ prompts x ``--group-size`` sampled completions, scored by the environment.
 * ``online_dpo``: :class:`rlenv.trainers.preference.OnlineDPO`, best vs worst of each group, DPO loss
   (beta 0.05) with iterative RPO's NLL term on the chosen completion;
 * ``online_dpo_pure``: the same without the NLL term, to show its failure mode;
-* optional ``trpo`` and ``ppo_klpen`` (:mod:`rlenv.trainers.trust_region_trainer`).
+* optional ``trpo`` and ``ppo_klpen`` (:mod:`rlenv.trainers.policy_gradient.trust_region_trainer`).
 
 Held-out pass@1 (16 samples per problem at temperature 1 on ``--eval-problems`` distinct problems;
 :func:`rlenv.disjoint_split` keeps them out of the SFT and training tasks) is measured every
@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -37,14 +38,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import torch  # noqa: E402
-from rlenv.trainers import ALGORITHMS, Trainer, gold_examples, sft  # noqa: E402
-from rlenv.trainers.evaluate import evaluate  # noqa: E402
-from rlenv.trainers.preference import OnlineDPO, OnlineDPOConfig, PreferenceConfig  # noqa: E402
-from rlenv.trainers.rollout import SamplingConfig  # noqa: E402
-from rlenv.trainers.self_training import SelfTrainer, self_training_config  # noqa: E402
-from rlenv.trainers.tiny import tiny_causal_lm, tiny_tokenizer  # noqa: E402
 
 import rlenv  # noqa: E402
+from rlenv.evaluation import EvalOptions, evaluate_policy  # noqa: E402
+from rlenv.inference.hf import policy_generate  # noqa: E402
+from rlenv.inference.policy import SamplingConfig  # noqa: E402
+from rlenv.trainers import gold_examples, sft, train  # noqa: E402
+from rlenv.trainers.tiny import tiny_causal_lm, tiny_tokenizer  # noqa: E402
 
 DEFAULT_ALGORITHMS = ("grpo", "rloo", "reinforce_pp", "ppo", "raft", "online_dpo", "online_dpo_pure")
 EXTRA_ALGORITHMS = ("trpo", "ppo_klpen")
@@ -84,45 +84,36 @@ def warm_start(args: argparse.Namespace, tokenizer: Any, env: Any) -> dict[str, 
 
 def run_algorithm(name: str, model: Any, tokenizer: Any, train_env: Any, args: argparse.Namespace,
                   held_out: Evaluate) -> list[tuple[int, float]]:
-    """Train ``model`` with ``name``; returns ``[(round, held-out pass@1)]`` every ``eval_every`` rounds."""
+    """Train ``model`` with ``name`` (through :func:`rlenv.trainers.train`); returns ``[(round, held-out
+    pass@1)]`` every ``eval_every`` rounds."""
     curve: list[tuple[int, float]] = []
-    sampling = SamplingConfig(max_new_tokens=MAX_NEW_TOKENS, temperature=1.0)
 
-    def at_round(done: int, policy: Any) -> dict[str, float]:
+    def at_round(done: int, metrics: dict[str, float]) -> None:
         if done % args.eval_every == 0 or done == args.rounds:
-            curve.append((done, held_out(policy)))
-        return {}
+            curve.append((done, held_out(model)))
 
     vec = rlenv.TextVectorEnv(train_env, num_tasks=args.num_tasks, group_size=args.group_size)
+    sampling = {"max_new_tokens": MAX_NEW_TOKENS, "temperature": 1.0}
+    options: dict[str, Any] = {}
     if name == "raft":
-        config = self_training_config("raft", rounds=args.rounds, top_k=1, min_reward=1.0, sampling=sampling,
-                                      sft_lr=1e-3, sft_epochs=2, sft_batch_size=16, seed=args.seed)
-        trainer = SelfTrainer(model, tokenizer, vec, config,
-                              evaluate=lambda policy: at_round(len(trainer.rounds) + 1, policy))
-        trainer.train(progress=False)
-        return curve
-    if name.startswith("online_dpo"):
-        preference = PreferenceConfig(loss="dpo", beta=0.05, nll_weight=0.0 if name.endswith("pure") else 1.0,
-                                      learning_rate=1e-3, batch_size=32)
-        config = OnlineDPOConfig(preference=preference, rounds=args.rounds, sampling=sampling, updates_per_round=3,
-                                 seed=args.seed)
-        online = OnlineDPO(model, tokenizer, vec, config,
-                           evaluate=lambda policy: at_round(len(online.rounds) + 1, policy))
-        online.train(progress=False)
-        return curve
-    rl_config = dict(steps=args.rounds, num_tasks=args.num_tasks, group_size=args.group_size, lr=1e-3,
-                     max_new_tokens=MAX_NEW_TOKENS, micro_batch_size=64, progress=False, seed=args.seed)
-    if name in EXTRA_ALGORITHMS:
-        # Imported on demand: it adds the ``ppo_klpen`` loss to the policy-loss registry.
-        from rlenv.trainers.trust_region_trainer import PPO_KLPEN, KLPenaltyTrainer, TRPOConfig, TRPOTrainer
-
-        if name == "trpo":
-            rl = TRPOTrainer(model, vec, "grpo", config=rl_config, tokenizer=tokenizer, trpo=TRPOConfig(max_kl=0.02))
-        else:
-            rl = KLPenaltyTrainer(model, vec, PPO_KLPEN, config=rl_config, tokenizer=tokenizer, kl_target=0.02)
+        algorithm = "raft"
+        config: dict[str, Any] = dict(rounds=args.rounds, top_k=1, min_reward=1.0, sampling=sampling, lr=1e-3, epochs=2,
+                                      batch_size=16, seed=args.seed)
+    elif name.startswith("online_dpo"):
+        algorithm = "online_dpo"
+        preference = dict(loss="dpo", beta=0.05, nll_weight=0.0 if name.endswith("pure") else 1.0, lr=1e-3,
+                          batch_size=32)
+        config = dict(preference=preference, rounds=args.rounds, sampling=sampling, updates_per_round=3,
+                      seed=args.seed)
     else:
-        rl = Trainer(model, vec, ALGORITHMS[name].replace(ppo_epochs=4), config=rl_config, tokenizer=tokenizer)
-    rl.train(callback=lambda step, metrics: at_round(step, rl.policy))
+        algorithm = name
+        config = dict(steps=args.rounds, num_tasks=args.num_tasks, group_size=args.group_size, lr=1e-3,
+                      max_new_tokens=MAX_NEW_TOKENS, micro_batch_size=64, progress=False, seed=args.seed)
+        options = {"trpo": {"trpo": {"max_kl": 0.02}}, "ppo_klpen": {"kl_target": 0.02}}.get(
+            name, {"algorithm_overrides": {"ppo_epochs": 4}})
+    if algorithm in ("raft", "online_dpo"):
+        options["progress"] = False  # the per-round lines below say enough
+    train(algorithm, model, tokenizer, env=vec, config=config, callback=at_round, **options)
     return curve
 
 
@@ -165,9 +156,15 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     env = rlenv.make("rlenv/Arithmetic-v0", level=LEVEL)
     train_env, held_tasks = rlenv.disjoint_split(env, args.eval_problems, TRAIN_SIZE, HELD_OUT_START)
 
+    options = EvalOptions(ks=[1], families=("pass@k",), n_resamples=100, plot=False, report=False, progress=False,
+                          executor="serial")
+
     def held_out(policy: Any) -> float:
-        return evaluate(policy, tokenizer, env, held_tasks, samples=EVAL_SAMPLES, temperature=1.0,
-                        max_new_tokens=MAX_NEW_TOKENS, seed=args.seed)["pass@1"]
+        generate = policy_generate(policy, tokenizer, SamplingConfig(max_new_tokens=MAX_NEW_TOKENS, temperature=1.0),
+                                   chat="off")
+        with tempfile.TemporaryDirectory() as out:
+            summary = evaluate_policy(env, generate, held_tasks, EVAL_SAMPLES, out, options)
+        return summary["metrics"]["pass@1"]["value"]
 
     started = time.perf_counter()
     state = warm_start(args, tokenizer, train_env)

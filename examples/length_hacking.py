@@ -87,7 +87,7 @@ class Recorder:
 
 
 def run(name: str, model: Any, tokenizer: Any, rows: list[dict], penalty: bool, args: argparse.Namespace) -> list[dict]:
-    from rlenv.trainers.trainer import Trainer
+    from rlenv.trainers.policy_gradient.trainer import Trainer
 
     env: Any = rlenv.TextEnv(rlenv.DatasetSource(rows), LengthBiasedRM(ExactMatchVerifier(), args.bonus, args.cap))
     if penalty:
@@ -141,7 +141,8 @@ def main() -> int:
     import copy
 
     import torch
-    from rlenv.trainers.sft import sft
+
+    from rlenv.trainers.finetune import sft
     from rlenv.trainers.tiny import tiny_causal_lm, tiny_tokenizer
 
     torch.manual_seed(args.seed)

@@ -18,9 +18,9 @@ import rlenv.wrappers  # noqa: F401  (so that rlenv.wrappers.X works after ``imp
 from rlenv import builtin as _builtin  # noqa: F401  (registers the shipped environments)
 from rlenv.checker import EnvCheckError, check_env
 from rlenv.env import TextEnv
-from rlenv.registry import EnvSpec, list_envs, load_plugins, make, register, spec
-from rlenv.remote import RemoteVerifier
+from rlenv.registry import EnvSpec, list_envs, load_builtin_families, load_plugins, make, register, spec
 from rlenv.scoring import resolve_samples, score_tasks, verify_safely
+from rlenv.service.client import RemoteVerifier
 from rlenv.sources import DatasetSource, ProceduralSource, TaskSource
 from rlenv.spaces import ChatSpace, TextSpace
 from rlenv.splits import PromptFilteredSource, disjoint_split, distinct_prompt_indices
@@ -28,6 +28,8 @@ from rlenv.types import Completion, RewardResult, Status, StepReward, Task, Veri
 from rlenv.vector import TextVectorEnv
 
 __version__ = "0.1.0"
+
+load_builtin_families()
 
 
 def make_vec(
@@ -77,7 +79,7 @@ def score(
 
 __all__ = [
     "ChatSpace", "Completion", "DatasetSource", "EnvCheckError", "EnvSpec", "ProceduralSource",
-    "PromptFilteredSource", "RemoteVerifier", "RewardResult", "Status", "StepReward", "Task", "TaskSource", "TextEnv", "TextSpace",
+    "PromptFilteredSource", "RewardResult", "Status", "StepReward", "Task", "TaskSource", "TextEnv", "TextSpace",
     "TextVectorEnv", "Verifier", "check_env", "disjoint_split", "distinct_prompt_indices", "list_envs",
-    "load_plugins", "make", "make_vec", "register", "score", "score_tasks", "spec", "verify_safely",
+    "RemoteVerifier", "load_plugins", "make", "make_vec", "register", "score", "score_tasks", "spec", "verify_safely",
 ]

@@ -1,5 +1,5 @@
 """Boxed answers and numbers in model text: the one reading shared by the math verifier
-(:mod:`rlenv.envs.math.extraction`) and the hack detectors (:mod:`rlenv.wrappers.answers`), so a
+(the math family's answer extraction) and the hack detectors (:mod:`rlenv.wrappers.answers`), so a
 detector inspects exactly the answers the verifier grades.
 """
 

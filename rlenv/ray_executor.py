@@ -53,6 +53,8 @@ logger = logging.getLogger(__name__)
 
 #: Verifiers kept on the actors at most (least recently used ones are dropped first).
 MAX_VERIFIERS = 32
+#: Seconds without a finished call before a warning says the actors may not be scheduled.
+WAIT_WARNING_S = 60
 
 
 class NoScoringNodes(RuntimeError):
@@ -324,7 +326,12 @@ class RayExecutor:
                 if not batch.running:  # every actor died: start new ones on the nodes still alive
                     actors, nodes = self._replace_all(group, max_workers)
                     continue
-                done, _ = ray.wait(list(batch.running), num_returns=1)
+                done, _ = ray.wait(list(batch.running), num_returns=1, timeout=WAIT_WARNING_S)
+                if not done:
+                    logger.warning("no Ray scoring call finished in %d s: are the %s actors scheduled? they ask "
+                                   "for %s (free in the cluster: %s)", WAIT_WARNING_S, placement,
+                                   {"num_cpus": 0, **self.actor_options}, ray.available_resources())
+                    continue
                 actor, chunk = batch.finished(done[0])
                 scored = self._collect(done[0], verifier, chunk, actor, nodes[actor], group)
                 if scored is None:

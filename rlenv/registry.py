@@ -1,11 +1,15 @@
 """The environment registry: ``register``, ``make``, ``spec``, ``list_envs``.
 
 Ids follow Gymnasium's grammar (``namespace/Name-vN``). Every id registered here is also
-registered with Gymnasium, so ``gymnasium.make(id)`` works after ``import rlenv``. Third-party
-packages register their environments through the entry-point group ``rlenv.envs``: each entry
-point names a module (imported) or a callable (called) that calls :func:`rlenv.register`. Plugins
-load lazily: on :func:`list_envs`, and on the first :func:`spec`/:func:`make` of an id not
-registered yet (so building a built-in env never imports a plugin).
+registered with Gymnasium. Environment families register their environments through the
+entry-point group ``rlenv.envs``: each entry point names a module (imported) or a callable (called)
+that calls :func:`rlenv.register` (and :func:`rlenv.wrappers.register_detector` for detectors of
+its own). rlenv's own families use the same group; their entry points (those of the ``rlenv-lm``
+distribution that need no extra) load on ``import rlenv``, so ``gymnasium.make(id)`` works after
+``import rlenv``. Every other entry point (third-party packages, and families that need an optional
+dependency such as reasoning-gym) loads lazily: on :func:`list_envs`, and on the first
+:func:`spec`/:func:`make` of an id not registered yet (so building a built-in env never imports a
+plugin).
 """
 
 from __future__ import annotations
@@ -16,16 +20,18 @@ import json
 import logging
 import re
 import warnings
-from collections.abc import Callable
-from importlib.metadata import entry_points
+from collections.abc import Callable, Sequence
+from importlib.metadata import EntryPoint, PackageNotFoundError, distribution, entry_points
 from typing import Any
 
 import gymnasium
 
 logger = logging.getLogger(__name__)
 
-#: Entry-point group scanned for third-party environments.
+#: Entry-point group scanned for environment families (rlenv's own and third-party).
 ENTRY_POINT_GROUP = "rlenv.envs"
+#: The distribution that installs the ``rlenv`` import name ("rlenv" on the package index is another project).
+DISTRIBUTION = "rlenv-lm"
 _ID_RE = re.compile(r"^(?:[\w.-]+/)?[\w.:-]+-v\d+$")
 
 
@@ -37,6 +43,9 @@ class EnvSpec:
     entry_point: str
     kwargs: dict[str, Any] = dataclasses.field(default_factory=dict)
     description: str = ""
+    #: Names of the hack detectors audits run on this env by default (see
+    #: :func:`rlenv.wrappers.register_detector`); None: rlenv's generic set.
+    detectors: tuple[str, ...] | None = None
 
     def to_json(self) -> str:
         """Serialize the spec (kwargs must be JSON-serializable)."""
@@ -44,15 +53,13 @@ class EnvSpec:
 
     @classmethod
     def from_json(cls, text: str) -> EnvSpec:
-        return cls(**json.loads(text))
+        fields = json.loads(text)
+        if fields.get("detectors") is not None:
+            fields["detectors"] = tuple(fields["detectors"])
+        return cls(**fields)
 
     def load_entry_point(self) -> Callable[..., Any]:
-        module_name, _, attr = self.entry_point.partition(":")
-        module = importlib.import_module(module_name)
-        try:
-            return getattr(module, attr)
-        except AttributeError:
-            raise ImportError(f"entry point {self.entry_point!r} of {self.id}: module has no {attr!r}") from None
+        return load_object(self.entry_point, self.id)
 
     def make(self, **overrides: Any) -> gymnasium.Env:
         """Build the environment with the spec's kwargs updated by ``overrides``."""
@@ -61,9 +68,23 @@ class EnvSpec:
 
 _REGISTRY: dict[str, EnvSpec] = {}
 _plugins_loaded = False
+#: Entry points already loaded, as ``"name = value"``: each registers once.
+_loaded_entry_points: set[str] = set()
 
 
-def _entry_point_string(entry_point: str | Callable[..., Any]) -> str:
+def load_object(entry_point: str, owner: str) -> Any:
+    """Import ``"package.module:name"`` and return the name (``owner`` names who declared it in errors)."""
+    module_name, _, attr = entry_point.partition(":")
+    module = importlib.import_module(module_name)
+    try:
+        return getattr(module, attr)
+    except AttributeError:
+        raise ImportError(f"entry point {entry_point!r} of {owner}: module has no {attr!r}") from None
+
+
+def entry_point_string(entry_point: str | Callable[..., Any]) -> str:
+    """``entry_point`` as ``"package.module:name"``: checked when given as text, derived from a
+    module-level callable."""
     if isinstance(entry_point, str):
         if ":" not in entry_point:
             raise ValueError(f"entry_point {entry_point!r} must look like 'package.module:callable'")
@@ -74,7 +95,14 @@ def _entry_point_string(entry_point: str | Callable[..., Any]) -> str:
     return f"{module}:{name}"
 
 
-def register(id: str, entry_point: str | Callable[..., Any], *, description: str = "", **kwargs: Any) -> EnvSpec:
+def register(
+    id: str,
+    entry_point: str | Callable[..., Any],
+    *,
+    description: str = "",
+    detectors: Sequence[str] | None = None,
+    **kwargs: Any,
+) -> EnvSpec:
     """Register an environment id.
 
     Args:
@@ -82,13 +110,19 @@ def register(id: str, entry_point: str | Callable[..., Any], *, description: str
         entry_point: ``"package.module:factory"`` (imported lazily) or a module-level callable
             returning a Gymnasium env.
         description: One line shown by ``rlenv list``.
+        detectors: Names of the hack detectors :func:`rlenv.wrappers.audit` runs on this env by
+            default, innermost first (see :func:`rlenv.wrappers.register_detector`); None: rlenv's
+            generic set (:data:`rlenv.wrappers.GENERIC_DETECTORS`).
         **kwargs: Defaults passed to the entry point; ``make(id, **overrides)`` updates them.
 
     Re-registering an existing id replaces it with a warning.
     """
     if not isinstance(id, str) or not _ID_RE.match(id):
         raise ValueError(f"invalid env id {id!r}: expected 'namespace/Name-vN', e.g. 'rlenv/GSM8K-v0'")
-    spec = EnvSpec(id, _entry_point_string(entry_point), dict(kwargs), description)
+    if isinstance(detectors, str) or (detectors is not None and not all(isinstance(d, str) for d in detectors)):
+        raise TypeError(f"detectors of {id!r} must be a sequence of detector names, got {detectors!r}")
+    spec = EnvSpec(id, entry_point_string(entry_point), dict(kwargs), description,
+                   None if detectors is None else tuple(detectors))
     if id in _REGISTRY:
         warnings.warn(f"re-registering env id {id!r}: the new entry point {spec.entry_point!r} replaces "
                       f"{_REGISTRY[id].entry_point!r}", stacklevel=2)
@@ -99,20 +133,44 @@ def register(id: str, entry_point: str | Callable[..., Any], *, description: str
     return spec
 
 
+def _load_entry_point(ep: EntryPoint) -> None:
+    key = f"{ep.name} = {ep.value}"
+    if key in _loaded_entry_points:
+        return
+    _loaded_entry_points.add(key)
+    try:
+        loaded = ep.load()
+        if callable(loaded):
+            loaded()
+    except Exception as exc:
+        warnings.warn(f"rlenv plugin {ep.name!r} ({ep.value}) failed to load: {type(exc).__name__}: {exc}",
+                      stacklevel=3)
+
+
+def load_builtin_families() -> None:
+    """Register rlenv's own families: the ``rlenv.envs`` entry points of its distribution that need
+    no extra (called by ``import rlenv``). Without an installed distribution (a bare source tree on
+    ``sys.path``), a warning says how to install it and only the core environments exist."""
+    try:
+        declared = distribution(DISTRIBUTION).entry_points.select(group=ENTRY_POINT_GROUP)
+    except PackageNotFoundError:
+        warnings.warn(f"the {DISTRIBUTION} distribution is not installed (pip install -e . in the checkout): "
+                      "only rlenv's core environments are registered", stacklevel=2)
+        return
+    for ep in declared:
+        if not ep.extras:
+            _load_entry_point(ep)
+
+
 def load_plugins(force: bool = False) -> None:
-    """Import the third-party environments declared under the ``rlenv.envs`` entry-point group."""
+    """Load every environment family declared under the ``rlenv.envs`` entry-point group, each entry
+    point once (``force`` scans the group again, e.g. after a plugin was installed)."""
     global _plugins_loaded
     if _plugins_loaded and not force:
         return
     _plugins_loaded = True
     for ep in entry_points(group=ENTRY_POINT_GROUP):
-        try:
-            loaded = ep.load()
-            if callable(loaded):
-                loaded()
-        except Exception as exc:
-            warnings.warn(f"rlenv plugin {ep.name!r} ({ep.value}) failed to load: {type(exc).__name__}: {exc}",
-                          stacklevel=2)
+        _load_entry_point(ep)
 
 
 def is_registered(id: str) -> bool:

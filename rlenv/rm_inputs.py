@@ -1,7 +1,7 @@
 """Token layouts of reward-model inputs, shared by the model-scored environments and the trainers.
 
-The environments in ``envs/safety`` and ``envs/prm`` score with a model; ``trainers/reward_model``
-and ``trainers/prm`` fit one. Both sides build model inputs with the functions here, so a model is
+The model-scored environments (safety reward models, process reward models) score with a model;
+the reward-model trainers fit one. Both sides build model inputs with the functions here, so a model is
 read exactly the way it was trained. The layouts are TRL's, so models trained with TRL load and
 score the same way:
 

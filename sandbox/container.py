@@ -16,11 +16,14 @@ container.
 
 from __future__ import annotations
 
+import ast
 import dataclasses
+import functools
 import itertools
 import json
 import logging
 import os
+import re
 import select
 import socket
 import struct
@@ -39,9 +42,26 @@ POOL_LABEL = "org.rlenv.sandbox.pool"
 _NAMES = itertools.count()
 
 
+#: The statement of the runner that the protocol's text replaces in the container.
+_PROTOCOL_IMPORT = re.compile(r"^from rlenv\.sandbox\.protocol import \([^)]*\)\n", re.M)
+
+
+@functools.cache
 def runner_source() -> str:
-    """Source of the in-container runner (:mod:`rlenv.sandbox.runner`)."""
-    return (files("rlenv.sandbox") / "runner.py").read_text()
+    """Source of the in-container runner: :mod:`rlenv.sandbox.runner` with the text of
+    :mod:`rlenv.sandbox.protocol` (less its docstring and ``__future__`` import) in place of its
+    import of it, so the container runs one file that needs only the standard library."""
+    package = files("rlenv.sandbox")
+    runner, protocol = (package / "runner.py").read_text(), (package / "protocol.py").read_text()
+    body = ast.parse(protocol).body
+    if not (isinstance(body[0], ast.Expr) and isinstance(body[1], ast.ImportFrom) and body[1].module == "__future__"):
+        raise RuntimeError("protocol.py must start with its docstring and 'from __future__ import annotations'")
+    protocol_body = "".join(protocol.splitlines(keepends=True)[body[1].end_lineno:])
+    assembled, count = _PROTOCOL_IMPORT.subn(lambda _: protocol_body, runner)
+    if count != 1:
+        raise RuntimeError(f"runner.py must import rlenv.sandbox.protocol exactly once as a parenthesized "
+                           f"'from' import, found {count}")
+    return assembled
 
 
 #: Capabilities of the runner (root in the container, everything else dropped): changing user

@@ -93,6 +93,7 @@ def problems(image: str | None = None, run_job: bool = False) -> list[str]:
 def clean(client: Any = None) -> int:
     """Remove the containers leaked by dead processes; returns how many."""
     import docker
+
     from rlenv.sandbox.container import remove_containers
 
     client = client or docker.from_env(timeout=30)

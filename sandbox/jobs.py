@@ -15,43 +15,12 @@ from __future__ import annotations
 
 import base64
 import dataclasses
-import enum
 import json
 import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from rlenv.sandbox.runner import COMPARE_MODES, encode_frame
-
-
-class JobStatus(str, enum.Enum):
-    """Outcome of a whole job."""
-
-    OK = "ok"  #: every test passed (a program job without expected outputs: every run exited 0)
-    FAILED = "failed"  #: a test failed: wrong result, exception, non-zero exit, candidate code missing
-    TIMEOUT = "timeout"  #: a test or the job ran past its time limit
-    MEMORY = "memory"  #: a candidate process ran out of memory
-    OUTPUT_LIMIT = "output_limit"  #: a candidate process wrote more than ``max_output_bytes``
-    SANDBOX_ERROR = "sandbox_error"  #: the sandbox itself failed (engine, container, bad test code)
-
-    def __str__(self) -> str:
-        return self.value
-
-
-class TestStatus(str, enum.Enum):
-    """Outcome of one test (one program run, or one test snippet)."""
-
-    __test__ = False  # not a pytest test class
-
-    PASSED = "passed"
-    FAILED = "failed"
-    TIMEOUT = "timeout"
-    MEMORY = "memory"
-    OUTPUT_LIMIT = "output_limit"
-    NOT_RUN = "not_run"  #: skipped: the candidate process ended earlier, or the job ran out of time
-
-    def __str__(self) -> str:
-        return self.value
+from rlenv.sandbox.protocol import COMPARE_MODES, JobStatus, TestStatus, encode_frame
 
 
 @dataclasses.dataclass(frozen=True)

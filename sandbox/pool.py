@@ -28,6 +28,8 @@ import weakref
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from tqdm.auto import tqdm
+
 from rlenv.sandbox.container import (
     ContainerError,
     ContainerSession,
@@ -36,7 +38,6 @@ from rlenv.sandbox.container import (
     remove_containers,
 )
 from rlenv.sandbox.jobs import Job, JobResult, encode_header, encode_parts
-from tqdm.auto import tqdm
 
 logger = logging.getLogger(__name__)
 

@@ -48,6 +48,18 @@ import traceback
 import types
 from _operator import _compare_digest  # hmac's own; importing hmac would load libcrypto into every fork
 
+# The host runs this file as it is assembled by rlenv.sandbox.container.runner_source: protocol.py's
+# text in place of the next statement (the container has no rlenv installed).
+from rlenv.sandbox.protocol import (
+    JobStatus,
+    TestStatus,
+    compare_output,
+    decode_value,
+    encode_value,
+    read_exact,
+    read_frame_length,
+)
+
 RUNNER_VERSION = "3"
 #: Root of the per-job work directories (the container's tmpfs).
 WORK_ROOT = "/tmp"
@@ -57,7 +69,6 @@ SCRUB_DIRS = ("/tmp", "/dev/shm", "/dev/mqueue")
 EXIT_MEMORY = 97
 #: Exit status of a candidate process whose sandbox set-up failed (a runner bug, not the program).
 EXIT_SETUP = 96
-HEADER_DIGITS = 16
 #: The grader is replaced after this many jobs, so trusted test code cannot accumulate state.
 GRADER_JOBS = 256
 #: ... or as soon as its peak resident memory passes this many KiB (values of earlier jobs).
@@ -75,376 +86,9 @@ _WATCHED_LIMITS = (resource.RLIMIT_AS, resource.RLIMIT_CPU, resource.RLIMIT_FSIZ
 #: Modules imported once by the runner so that forked jobs do not pay for them. Not ``random``:
 #: it reseeds in every forked process (~0.1 ms per job, whether or not the job uses it).
 PRELOAD = ("collections", "itertools", "functools", "heapq", "bisect", "string", "re", "typing", "copy")
-COMPARE_MODES = ("exact", "tokens", "numeric")
 _POLL_IN = select.POLLIN | select.POLLHUP | select.POLLERR
 #: Poll mask for the host stream during a job: only its hang-up matters (a next frame may be pending).
 _HANG_UP = 0
-
-
-# ---------------------------------------------------------------------------------------------
-# framing of the host stream
-def read_exact(fd: int, size: int) -> bytes | None:
-    """Read exactly ``size`` bytes from ``fd``; None on end of file before the first byte."""
-    chunks, got = [], 0
-    while got < size:
-        chunk = os.read(fd, min(size - got, 1 << 20))
-        if not chunk:
-            if got == 0:
-                return None
-            raise EOFError(f"stream ended after {got} of {size} bytes")
-        chunks.append(chunk)
-        got += len(chunk)
-    return b"".join(chunks)
-
-
-def read_frame_length(fd: int) -> int | None:
-    head = read_exact(fd, HEADER_DIGITS)
-    if head is None:
-        return None
-    return int(head, 16)
-
-
-def encode_frame(payload: bytes) -> bytes:
-    """A frame as the runner reads it: 16 hex digits of length, then ``payload``."""
-    return b"%016x" % len(payload) + payload
-
-
-# ---------------------------------------------------------------------------------------------
-# value codec: how return values and arguments cross between candidate and grader
-class Unencodable(TypeError):
-    """A value that is not plain data and has no handle."""
-
-
-_MAX_DEPTH = 100
-_NATIVE_INT = 1 << 62
-
-
-def encode_value(value, ref_of, depth: int = 0):
-    """Turn plain data into JSON-ready data, tagging what JSON cannot say.
-
-    Only exact builtin types are plain data (subclasses are not). Anything else is passed to
-    ``ref_of(value)``, which returns a reference string or None (then :class:`Unencodable`).
-    """
-    if depth > _MAX_DEPTH:
-        raise Unencodable(f"value nested deeper than {_MAX_DEPTH} levels")
-    kind = type(value)
-    if value is None or kind is bool or kind is str:
-        return value
-    if kind is int:
-        return value if -_NATIVE_INT < value < _NATIVE_INT else {"$int": hex(value)}
-    if kind is float:
-        return value if math.isfinite(value) else {"$float": repr(value)}
-    if kind is list:
-        return [encode_value(v, ref_of, depth + 1) for v in value]
-    if kind in (tuple, set, frozenset):
-        return {"$" + kind.__name__: [encode_value(v, ref_of, depth + 1) for v in value]}
-    if kind is dict:
-        return {"$dict": [[encode_value(k, ref_of, depth + 1), encode_value(v, ref_of, depth + 1)]
-                          for k, v in value.items()]}
-    if kind in (bytes, bytearray):
-        return {"$" + kind.__name__: base64.b64encode(value).decode("ascii")}
-    if kind is complex:
-        return {"$complex": [encode_value(value.real, ref_of), encode_value(value.imag, ref_of)]}
-    tagged = _encode_stdlib(value, kind, ref_of, depth)
-    if tagged is not None:
-        return tagged
-    ref = ref_of(value)
-    if ref is None:
-        raise Unencodable(f"a {kind.__name__} cannot cross the sandbox boundary (only plain data can)")
-    return {"$ref": ref, "$type": kind.__name__}
-
-
-def _loaded(module: str, name: str):
-    """``module.name`` if ``module`` is already imported in this process, else None (a value of a
-    class can only exist once its module is loaded, so nothing is imported to find out)."""
-    loaded = sys.modules.get(module)
-    return getattr(loaded, name, None) if loaded is not None else None
-
-
-def _is_namedtuple(kind) -> bool:
-    fields = getattr(kind, "_fields", None)
-    return kind.__bases__ == (tuple,) and type(fields) is tuple and all(type(f) is str for f in fields)
-
-
-def _encode_stdlib(value, kind, ref_of, depth: int):
-    """The tagged form of a value of a standard-library type (exact types only), else None.
-
-    The receiving side rebuilds each one with its own trusted classes from the plain parts, so a
-    value keeps its Python semantics (``Counter(...) == {...}``) and a sender cannot smuggle in
-    behaviour: a look-alike is rebuilt as the honest type or, for any other class, stays a handle.
-    """
-    def enc(item):
-        return encode_value(item, ref_of, depth + 1)
-
-    if kind is range:
-        return {"$range": [enc(value.start), enc(value.stop), enc(value.step)]}
-    if kind is _loaded("collections", "Counter") or kind is _loaded("collections", "OrderedDict"):
-        return {"$" + kind.__name__: [[enc(k), enc(v)] for k, v in value.items()]}
-    if kind is _loaded("collections", "defaultdict"):
-        return {"$defaultdict": [enc(value.default_factory), [[enc(k), enc(v)] for k, v in value.items()]]}
-    if kind is _loaded("collections", "deque"):
-        return {"$deque": [[enc(v) for v in value], value.maxlen]}
-    if kind is _loaded("fractions", "Fraction"):
-        return {"$Fraction": [enc(value.numerator), enc(value.denominator)]}
-    if kind is _loaded("decimal", "Decimal"):
-        return {"$Decimal": str(value)}
-    if kind is _loaded("datetime", "timedelta"):
-        return {"$timedelta": [value.days, value.seconds, value.microseconds]}
-    if kind is _loaded("datetime", "date"):
-        return {"$date": [value.year, value.month, value.day]}
-    if kind is _loaded("datetime", "timezone"):
-        return {"$timezone": [enc(value.utcoffset(None)), value.tzname(None)]}
-    if kind is _loaded("datetime", "datetime") or kind is _loaded("datetime", "time"):
-        parts = [value.hour, value.minute, value.second, value.microsecond, enc(value.tzinfo), value.fold]
-        if kind.__name__ == "datetime":
-            parts = [value.year, value.month, value.day] + parts
-        return {"$" + kind.__name__: parts}
-    if isinstance(value, tuple) and _is_namedtuple(kind):
-        return {"$namedtuple": [kind.__name__, list(kind._fields), [enc(v) for v in value]]}
-    enum_type = _loaded("enum", "Enum")
-    if enum_type is not None and isinstance(value, enum_type):
-        return {"$enum": [kind.__module__, kind.__qualname__, value.name, ref_of(value)]}
-    name = getattr(value, "__name__", None)
-    if type(name) is str and name in TRUSTED_BUILTINS and getattr(builtins, name) is value:
-        return {"$builtin": name}
-    return None
-
-
-_DECODERS = {
-    "$int": lambda v, d: int(_expect(v, str), 16),
-    "$float": lambda v, d: float(_expect(v, str)),
-    "$tuple": lambda v, d: tuple(d(x) for x in _expect(v, list)),
-    "$set": lambda v, d: {d(x) for x in _expect(v, list)},
-    "$frozenset": lambda v, d: frozenset(d(x) for x in _expect(v, list)),
-    "$dict": lambda v, d: {d(_pair(p)[0]): d(_pair(p)[1]) for p in _expect(v, list)},
-    "$bytes": lambda v, d: base64.b64decode(_expect(v, str), validate=True),
-    "$bytearray": lambda v, d: bytearray(base64.b64decode(_expect(v, str), validate=True)),
-    "$complex": lambda v, d: complex(_real(d(_pair(v)[0])), _real(d(_pair(v)[1]))),
-    "$range": lambda v, d: range(*(_integer(d(x)) for x in _items(v, 3))),
-    "$Counter": lambda v, d: _trusted("collections", "Counter")(dict(_pairs(v, d))),
-    "$OrderedDict": lambda v, d: _trusted("collections", "OrderedDict")(_pairs(v, d)),
-    "$defaultdict": lambda v, d: _defaultdict(_items(v, 2), d),
-    "$deque": lambda v, d: _trusted("collections", "deque")([d(x) for x in _expect(_items(v, 2)[0], list)],
-                                                            _optional_int(_items(v, 2)[1])),
-    "$Fraction": lambda v, d: _trusted("fractions", "Fraction")(*(_integer(d(x)) for x in _items(v, 2))),
-    "$Decimal": lambda v, d: _trusted("decimal", "Decimal")(_short(_expect(v, str))),
-    "$timedelta": lambda v, d: _trusted("datetime", "timedelta")(*(_integer(x) for x in _items(v, 3))),
-    "$date": lambda v, d: _trusted("datetime", "date")(*(_integer(x) for x in _items(v, 3))),
-    "$timezone": lambda v, d: _timezone(_items(v, 2), d),
-    "$time": lambda v, d: _clock("time", _items(v, 6), d),
-    "$datetime": lambda v, d: _clock("datetime", _items(v, 9), d),
-    "$namedtuple": lambda v, d: _namedtuple(_items(v, 3), d),
-    "$builtin": lambda v, d: _builtin(v),
-}
-#: Builtins that may cross the boundary as themselves (types and pure functions a test may pass
-#: as an argument or compare with), never ones that run code, touch files or leave the process.
-TRUSTED_BUILTINS = frozenset((
-    "abs", "all", "any", "ascii", "bin", "bool", "bytearray", "bytes", "callable", "chr", "complex", "dict",
-    "divmod", "enumerate", "filter", "float", "format", "frozenset", "hash", "hex", "int", "isinstance",
-    "issubclass", "iter", "len", "list", "map", "max", "min", "next", "object", "oct", "ord", "pow", "range",
-    "repr", "reversed", "round", "set", "slice", "sorted", "str", "sum", "tuple", "type", "zip"))
-#: Longest text of a ``Decimal`` or name that the decoder accepts.
-_MAX_TEXT = 4096
-
-
-def _expect(value, kind):
-    if type(value) is not kind:
-        raise ValueError(f"malformed value: expected {kind.__name__}, got {type(value).__name__}")
-    return value
-
-
-def _pair(value):
-    if type(value) is not list or len(value) != 2:
-        raise ValueError("malformed value: expected a pair")
-    return value
-
-
-def _real(value):
-    if type(value) not in (int, float):
-        raise ValueError("malformed complex part")
-    return value
-
-
-def _items(value, count: int) -> list:
-    if type(value) is not list or len(value) != count:
-        raise ValueError(f"malformed value: expected a list of {count}")
-    return value
-
-
-def _integer(value) -> int:
-    if type(value) is not int:
-        raise ValueError(f"malformed value: expected an int, got {type(value).__name__}")
-    return value
-
-
-def _optional_int(value):
-    return None if value is None else _integer(value)
-
-
-def _short(text: str) -> str:
-    if len(text) > _MAX_TEXT:
-        raise ValueError("malformed value: text too long")
-    return text
-
-
-def _trusted(module: str, name: str):
-    """A class of a fixed standard-library module, imported by this process's own name (never a
-    name that came over the wire)."""
-    return getattr(importlib.import_module(module), name)
-
-
-def _pairs(value, decode) -> list:
-    return [(decode(_pair(p)[0]), decode(_pair(p)[1])) for p in _expect(value, list)]
-
-
-def _defaultdict(parts: list, decode):
-    factory = decode(parts[0])
-    if factory is not None and not callable(factory):
-        raise ValueError("malformed defaultdict: its factory is not callable")
-    return _trusted("collections", "defaultdict")(factory, _pairs(parts[1], decode))
-
-
-def _timezone(parts: list, decode):
-    offset, name = decode(parts[0]), parts[1]
-    if type(offset) is not _trusted("datetime", "timedelta") or (name is not None and type(name) is not str):
-        raise ValueError("malformed timezone")
-    timezone = _trusted("datetime", "timezone")
-    return timezone(offset) if name is None or name == timezone(offset).tzname(None) else timezone(offset, _short(name))
-
-
-def _clock(kind: str, parts: list, decode):
-    *numbers, tzinfo, fold = parts
-    tzinfo = decode(tzinfo)
-    if tzinfo is not None and type(tzinfo) is not _trusted("datetime", "timezone"):
-        raise ValueError("malformed time zone")
-    return _trusted("datetime", kind)(*(_integer(x) for x in numbers), tzinfo=tzinfo, fold=_integer(fold))
-
-
-#: namedtuple classes rebuilt by the decoder, by (typename, fields); bounded.
-_NAMEDTUPLES: dict = {}
-
-
-def _namedtuple(parts: list, decode):
-    typename, fields, values = _short(_expect(parts[0], str)), tuple(_expect(parts[1], list)), _expect(parts[2], list)
-    if len(fields) != len(values) or any(type(f) is not str or len(f) > 256 for f in fields):
-        raise ValueError("malformed namedtuple")
-    cls = _NAMEDTUPLES.get((typename, fields))
-    if cls is None:
-        cls = _trusted("collections", "namedtuple")(typename, fields)  # validates the names
-        if len(_NAMEDTUPLES) < 1024:
-            _NAMEDTUPLES[(typename, fields)] = cls
-    return cls(*(decode(v) for v in values))
-
-
-def _builtin(name):
-    if type(name) is not str or name not in TRUSTED_BUILTINS:
-        raise ValueError(f"malformed value: {name!r:.40} is not a builtin that can cross")
-    return getattr(builtins, name)
-
-
-def decode_value(data, resolve, depth: int = 0):
-    """Inverse of :func:`encode_value`; ``resolve(ref, type_name)`` rebuilds references.
-
-    Raises ValueError/TypeError on anything :func:`encode_value` cannot have produced.
-    """
-    if depth > _MAX_DEPTH + 2:
-        raise ValueError("malformed value: nested too deeply")
-    kind = type(data)
-    if data is None or kind in (bool, str, int, float):
-        return data
-    if kind is list:
-        return [decode_value(v, resolve, depth + 1) for v in data]
-    if kind is dict:
-        if set(data) == {"$ref", "$type"}:
-            return resolve(_expect(data["$ref"], str), _expect(data["$type"], str))
-        if len(data) == 1:
-            tag, payload = next(iter(data.items()))
-            if tag == "$enum":
-                return _enum_member(_items(payload, 4), resolve)
-            if tag in _DECODERS:
-                try:
-                    return _DECODERS[tag](payload, lambda v: decode_value(v, resolve, depth + 1))
-                except (ArithmeticError, LookupError, TypeError) as exc:  # e.g. Fraction(1, 0), a bad date
-                    raise ValueError(f"malformed {tag[1:]} value: {type(exc).__name__}") from None
-    raise ValueError(f"malformed value of type {kind.__name__}")
-
-
-def _enum_member(parts: list, resolve):
-    """A member of an enum class of a standard-library module this process has already imported
-    (looked up, never imported); any other enum member stays a handle."""
-    module, qualname, member, ref = parts
-    owner = sys.modules.get(module) if type(module) is str and module.partition(".")[0] in sys.stdlib_module_names else None
-    for part in qualname.split(".") if owner is not None and type(qualname) is str else ():
-        owner = getattr(owner, part, None) if not part.startswith("_") else None
-    enum_type = sys.modules.get("enum")
-    if owner is not None and enum_type is not None and isinstance(owner, enum_type.EnumMeta) and type(member) is str:
-        found = owner.__members__.get(member)
-        if found is not None:
-            return found
-    if ref is None:
-        raise ValueError(f"malformed value: no enum {qualname!r:.80} here")
-    return resolve(_expect(ref, str), "enum member")
-
-
-# ---------------------------------------------------------------------------------------------
-# output comparison (done in the grader, never in the candidate)
-def _lines(text: str) -> list[str]:
-    lines = [line.rstrip() for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
-    while lines and not lines[-1]:
-        lines.pop()
-    return lines
-
-
-def _number(token: str):
-    try:
-        return int(token)
-    except ValueError:
-        pass
-    try:
-        value = float(token)
-    except ValueError:
-        return None
-    return value if math.isfinite(value) else None
-
-
-def _tokens_equal(got: str, want: str, rel_tol: float, abs_tol: float) -> bool:
-    if got == want:
-        return True
-    a, b = _number(got), _number(want)
-    if a is None or b is None:
-        return False
-    if type(a) is int and type(b) is int:
-        return a == b
-    return math.isclose(float(a), float(b), rel_tol=rel_tol, abs_tol=abs_tol)
-
-
-def compare_output(actual: str, expected: str, mode: str = "tokens", rel_tol: float = 1e-6,
-                   abs_tol: float = 1e-6) -> bool:
-    """Whether a program's stdout ``actual`` matches ``expected``.
-
-    Modes:
-        ``exact``: equal after normalizing line endings, trailing spaces of each line and
-            trailing blank lines.
-        ``tokens``: equal sequences of whitespace-separated tokens.
-        ``numeric``: same number of (non-trailing-blank) lines and of tokens per line; tokens
-            equal as strings, as integers, or as floats within ``rel_tol``/``abs_tol``.
-    """
-    if mode == "exact":
-        return _lines(actual) == _lines(expected)
-    if mode == "tokens":
-        return actual.split() == expected.split()
-    if mode == "numeric":
-        got, want = _lines(actual), _lines(expected)
-        if len(got) != len(want):
-            return False
-        for line_got, line_want in zip(got, want, strict=True):
-            tokens_got, tokens_want = line_got.split(), line_want.split()
-            if len(tokens_got) != len(tokens_want):
-                return False
-            if not all(_tokens_equal(g, w, rel_tol, abs_tol) for g, w in zip(tokens_got, tokens_want, strict=True)):
-                return False
-        return True
-    raise ValueError(f"unknown compare mode {mode!r}: expected one of {COMPARE_MODES}")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1032,7 +676,7 @@ class RemoteCandidate:
         #: The candidate left: its process exited, or it raised SystemExit / KeyboardInterrupt.
         self.exited = False
 
-    def fail(self, status: str, message: str):
+    def fail(self, status: TestStatus, message: str):
         self.fault, self.fault_message, self.fault_test = status, message, self.test_index
         self.child.kill()
         raise CandidateFault(status, message)
@@ -1043,14 +687,14 @@ class RemoteCandidate:
             raise CandidateFault(self.fault, self.fault_message)
         why = self.child.pump(self.deadline, want_reply=True)
         if why == "timeout":
-            self.fail("timeout", "time limit exceeded")
+            self.fail(TestStatus.TIMEOUT, "time limit exceeded")
         if why == "output_limit":
-            self.fail("output_limit", f"output exceeded {self.child.cap} bytes")
+            self.fail(TestStatus.OUTPUT_LIMIT, f"output exceeded {self.child.cap} bytes")
         if why == "exit":
             if self.child.out_of_memory():
-                self.fail("memory", "the candidate process ran out of memory")
+                self.fail(TestStatus.MEMORY, "the candidate process ran out of memory")
             self.exited = True
-            self.fail("failed", "the candidate process exited")
+            self.fail(TestStatus.FAILED, "the candidate process exited")
         try:
             message = json.loads(self.child.take_reply())
             if type(message) is not dict or type(message.get("ok")) is not bool:
@@ -1059,14 +703,14 @@ class RemoteCandidate:
                 raise ValueError("more than one reply to one request")
             return message
         except (ValueError, RecursionError) as exc:
-            self.fail("failed", f"malformed reply from the candidate process: {exc}"[:300])
+            self.fail(TestStatus.FAILED, f"malformed reply from the candidate process: {exc}"[:300])
 
     def request(self, op: str, ref: str, fields: dict):
         message = {"op": op, "ref": ref}
         for key, value in fields.items():
             message[key] = encode_value(value, self._ref_of)
         if self.fault is None and self.child.reply_pending():
-            self.fail("failed", "protocol error: the candidate process wrote a reply before the request")
+            self.fail(TestStatus.FAILED, "protocol error: the candidate process wrote a reply before the request")
         self.child.send((json.dumps(message, ensure_ascii=True, allow_nan=False) + "\n").encode())
         self.busy = True
         reply = self.receive()
@@ -1075,7 +719,7 @@ class RemoteCandidate:
             try:
                 return decode_value(reply.get("value"), self._remote)
             except (ValueError, TypeError, RecursionError, MemoryError) as exc:
-                self.fail("failed", f"malformed value from the candidate process: {exc}"[:300])
+                self.fail(TestStatus.FAILED, f"malformed value from the candidate process: {exc}"[:300])
         raise self._exception(reply)
 
     def _ref_of(self, value):
@@ -1104,15 +748,15 @@ def _alarm(signum, frame):
     raise GraderTimeout("the grader's work on this test ran past the time limit")
 
 
-def job_status(tests: list) -> str:
+def job_status(tests: list) -> JobStatus:
     """A job's status: ``ok`` when every test passed, else the status of the first test that
     did not (a test not run because time ran out counts as ``timeout``)."""
     for test in tests:
-        if test["status"] == "not_run":
-            return "timeout"
-        if test["status"] != "passed":
-            return test["status"]
-    return "ok"
+        if test["status"] == TestStatus.NOT_RUN:
+            return JobStatus.TIMEOUT
+        if test["status"] != TestStatus.PASSED:
+            return JobStatus(test["status"])
+    return JobStatus.OK
 
 
 def _text(data: bytes, keep: int) -> str:
@@ -1121,19 +765,19 @@ def _text(data: bytes, keep: int) -> str:
 
 def _run_function(child: Child, grader: dict, job_deadline: float, test_timeout: float) -> dict:
     rpc = RemoteCandidate(child)
-    results = [{"status": "not_run", "time_s": 0.0, "error": None} for _ in grader["tests"]]
+    results = [{"status": TestStatus.NOT_RUN, "time_s": 0.0, "error": None} for _ in grader["tests"]]
     try:
         compiled = [compile(source, f"<test {i}>", "exec") for i, source in enumerate(grader["tests"])]
         compiled_setup = compile(grader["setup"], "<grader setup>", "exec")
     except SyntaxError as exc:
-        return {"status": "sandbox_error", "tests": results, "error": f"test code does not compile: {_exception_text(exc)}"}
+        return {"status": JobStatus.SANDBOX_ERROR, "tests": results, "error": f"test code does not compile: {_exception_text(exc)}"}
     began = time.monotonic()
     rpc.test_index, rpc.deadline = 0, min(job_deadline, began + test_timeout)
-    load_status, load_error = "failed", None
+    load_status, load_error = TestStatus.FAILED, None
     try:
         loaded = rpc.receive()
         if not loaded["ok"]:
-            load_status = "memory" if loaded.get("type") == "MemoryError" else "failed"
+            load_status = TestStatus.MEMORY if loaded.get("type") == "MemoryError" else TestStatus.FAILED
             load_error = f"the candidate code raised during import: {loaded.get('message')}"
             rpc.exited = loaded.get("base") == "BaseException"
     except CandidateFault as fault:
@@ -1144,7 +788,7 @@ def _run_function(child: Child, grader: dict, job_deadline: float, test_timeout:
         try:
             exec(compiled_setup, namespace)
         except BaseException as exc:
-            return {"status": "sandbox_error", "tests": results, "load_s": load_s,
+            return {"status": JobStatus.SANDBOX_ERROR, "tests": results, "load_s": load_s,
                     "error": f"grader setup raised: {_exception_text(exc)}"}
         names = loaded.get("names") if type(loaded.get("names")) is dict else {}
         previous = signal.signal(signal.SIGALRM, _alarm)
@@ -1152,7 +796,7 @@ def _run_function(child: Child, grader: dict, job_deadline: float, test_timeout:
         try:  # whatever goes wrong with the names the candidate reported is the candidate's failure
             load_error = _bind(namespace, names, grader, rpc)
         except GraderTimeout:
-            load_status, load_error = "timeout", "binding the candidate's names ran past the time limit"
+            load_status, load_error = TestStatus.TIMEOUT, "binding the candidate's names ran past the time limit"
         except BaseException as exc:
             load_error = f"binding the candidate's names: {_exception_text(exc)}"
         finally:
@@ -1160,7 +804,7 @@ def _run_function(child: Child, grader: dict, job_deadline: float, test_timeout:
             signal.signal(signal.SIGALRM, previous)
     if load_error is not None:
         for i, test in enumerate(results):
-            test.update(status=load_status if i == 0 else "failed", error=load_error)
+            test.update(status=load_status if i == 0 else TestStatus.FAILED, error=load_error)
         return {"status": load_status, "tests": results, "error": load_error, "load_s": load_s,
                 "candidate_exited": rpc.exited}
     previous = signal.signal(signal.SIGALRM, _alarm)
@@ -1184,24 +828,24 @@ def _run_test(i: int, code_object, namespace: dict, rpc: RemoteCandidate, job_de
         return {"error": "not run: the job's time limit was reached"}
     rpc.test_index, rpc.deadline = i, min(job_deadline, began + test_timeout)
     signal.setitimer(signal.ITIMER_REAL, max(0.001, rpc.deadline - began) + 0.5)
-    status, error = "passed", None
+    status, error = TestStatus.PASSED, None
     try:
         exec(code_object, namespace)
     except GraderTimeout:
-        status, error = "timeout", "time limit exceeded"
+        status, error = TestStatus.TIMEOUT, "time limit exceeded"
         if rpc.busy:  # the alarm hit while a call was in flight: its late reply must not be read
             rpc.fault, rpc.fault_test, rpc.fault_message = status, i, error
             rpc.child.kill()
     except CandidateFault as fault:
         status, error = fault.status, str(fault)
     except BaseException as exc:
-        status, error = "failed", _exception_text(exc) or type(exc).__name__
+        status, error = TestStatus.FAILED, _exception_text(exc) or type(exc).__name__
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
     if rpc.fault_test == i:  # test code may have swallowed the fault: it still decides the verdict
         status, error = rpc.fault, rpc.fault_message
-    elif status != "passed" and rpc.memory_test == i:
-        status = "memory"
+    elif status != TestStatus.PASSED and rpc.memory_test == i:
+        status = TestStatus.MEMORY
     return {"status": status, "error": error, "time_s": round(time.monotonic() - began, 6)}
 
 
@@ -1272,9 +916,9 @@ def grade_program(meta: dict, grader: dict) -> dict:
         stdout = base64.b64decode(run["stdout"]).decode("utf-8", "replace")
         if want is None or compare_output(stdout, want, compare["mode"], float(compare["rel_tol"]),
                                           float(compare["abs_tol"])):
-            tests.append({"status": "passed", "error": None})
+            tests.append({"status": TestStatus.PASSED, "error": None})
         else:
-            tests.append({"status": "failed", "error": "wrong output"})
+            tests.append({"status": TestStatus.FAILED, "error": "wrong output"})
     return {"status": job_status(tests), "tests": tests, "error": None}
 
 
@@ -1324,7 +968,7 @@ def grader_loop(sock: socket.socket) -> None:
             else:
                 report = grade_program(meta, grader)
         except BaseException as exc:
-            report = {"status": "sandbox_error", "tests": [], "error": f"grader error: {_exception_text(exc)}",
+            report = {"status": JobStatus.SANDBOX_ERROR, "tests": [], "error": f"grader error: {_exception_text(exc)}",
                       "fatal": f"grader error: {_exception_text(exc)}"}
         finally:
             for fd in fds:
@@ -1608,7 +1252,7 @@ def _run_cases(header: dict, candidate: dict, workdir: str, oom_before: int, kee
             raise SandboxFault("processes of an earlier run survived the sweep")
         began = time.monotonic()
         if began >= job_deadline:
-            runs.append({"status": "not_run", "error": "not run: the job's time limit was reached", "time_s": 0.0,
+            runs.append({"status": TestStatus.NOT_RUN, "error": "not run: the job's time limit was reached", "time_s": 0.0,
                          "exit_code": None, "stdout": b"", "stderr": ""})
             continue
         pid, fds = spawn(limits, workdir, True, False, lambda: program_main(code))
@@ -1622,13 +1266,13 @@ def _run_cases(header: dict, candidate: dict, workdir: str, oom_before: int, kee
         run = {"status": "ran", "error": None, "time_s": round(child.elapsed(), 6), "exit_code": child.exit_code(),
                "stdout": child.output(child.out_fd), "stderr": _text(child.output(child.err_fd), keep)}
         if why == "timeout":
-            run.update(status="timeout", error="time limit exceeded")
+            run.update(status=TestStatus.TIMEOUT, error="time limit exceeded")
         elif why == "output_limit":
-            run.update(status="output_limit", error=f"output exceeded {child.cap} bytes")
+            run.update(status=TestStatus.OUTPUT_LIMIT, error=f"output exceeded {child.cap} bytes")
         elif child.exit_code() == EXIT_MEMORY or (child.exit_code() == -signal.SIGKILL and child.out_of_memory()):
-            run.update(status="memory", error="the program ran out of memory")
+            run.update(status=TestStatus.MEMORY, error="the program ran out of memory")
         elif child.exit_code() != 0:
-            run.update(status="failed", error=f"exit status {child.exit_code()}")
+            run.update(status=TestStatus.FAILED, error=f"exit status {child.exit_code()}")
         runs.append(run)
     return runs
 
@@ -1670,7 +1314,7 @@ def run_job(header: dict, candidate: dict, grader: Grader) -> dict:
         for fd in fds:
             os.close(fd)
     result = _verdict(report, reason, exit_status, nonce, oom_before)
-    if ready is not None and not set_up(ready) and result.get("status") != "ok":
+    if ready is not None and not set_up(ready) and result.get("status") != JobStatus.OK:
         raise SandboxFault(f"the candidate process's set-up failed: {result.get('error')}")
     retire = result.pop("retire", False)
     if reason != "ok" or "nonce" not in result or retire:
@@ -1688,19 +1332,19 @@ def _verdict(report_bytes: bytes, reason: str, exit_status: int | None, nonce: s
     """The grader's report if it carries this job's nonce (the nonce is kept in the result),
     else why there is none."""
     if reason == "timeout":
-        return {"status": "timeout", "tests": [], "error": "the job ran past its time limit"}
+        return {"status": JobStatus.TIMEOUT, "tests": [], "error": "the job ran past its time limit"}
     if reason == "exited":
         code = os.waitstatus_to_exitcode(exit_status)
         if oom_kills() > oom_before:
-            return {"status": "memory", "tests": [], "error": "the job ran out of memory (the grader was OOM-killed)"}
+            return {"status": JobStatus.MEMORY, "tests": [], "error": "the job ran out of memory (the grader was OOM-killed)"}
         how = f"killed by signal {-code}" if code < 0 else f"exited with status {code}"
-        return {"status": "sandbox_error", "tests": [], "error": f"the grader process {how}", "fatal": f"the grader {how}"}
+        return {"status": JobStatus.SANDBOX_ERROR, "tests": [], "error": f"the grader process {how}", "fatal": f"the grader {how}"}
     try:
         report = json.loads(report_bytes)
     except ValueError:
         report = None
     if type(report) is not dict or not _compare_digest(str(report.get("nonce", "")), nonce):
-        return {"status": "sandbox_error", "tests": [], "error": "the grader report failed the nonce check"}
+        return {"status": JobStatus.SANDBOX_ERROR, "tests": [], "error": "the grader report failed the nonce check"}
     return report
 
 
@@ -1754,7 +1398,7 @@ def main() -> int:
             result = run_job(header, candidate, grader)
         except (OSError, ValueError, KeyError, TypeError, SandboxFault) as exc:
             error = f"runner: {_exception_text(exc)}"
-            result = {"status": "sandbox_error", "tests": [], "error": error, "fatal": error}
+            result = {"status": JobStatus.SANDBOX_ERROR, "tests": [], "error": error, "fatal": error}
             grader.stop()
         del candidate
         result["id"] = header.get("id")

@@ -180,6 +180,28 @@ def entry_point_path(tmp_path_factory):
         sys.path.remove(path)
 
 
+@pytest.fixture
+def clean_registry():
+    """Registrations made by the test (envs, detectors, loaded entry points) are undone after it."""
+    import gymnasium
+
+    from rlenv import registry
+    from rlenv.wrappers import detector_registry
+
+    envs, detectors = dict(registry._REGISTRY), dict(detector_registry._DETECTORS)
+    loaded, plugins_loaded = set(registry._loaded_entry_points), registry._plugins_loaded
+    yield
+    for env_id in set(registry._REGISTRY) - set(envs):
+        gymnasium.registry.pop(env_id, None)
+    registry._REGISTRY.clear()
+    registry._REGISTRY.update(envs)
+    detector_registry._DETECTORS.clear()
+    detector_registry._DETECTORS.update(detectors)
+    registry._loaded_entry_points.clear()
+    registry._loaded_entry_points.update(loaded)
+    registry._plugins_loaded = plugins_loaded
+
+
 def _chromium_executable() -> str | None:
     """A Chromium binary: ``$RLENV_CHROMIUM``, else Debian's ``chromium`` (installed by ``.ci/run``) or another
     Chromium/Chrome on the PATH; None lets Playwright use its own download (``playwright install chromium``)."""

@@ -1,29 +1,31 @@
-"""Trainers that consume batched episodes: REINFORCE++, RLOO, GRPO, PPO and their variants.
+"""Trainers on rlenv environments and data, grouped by family on one small core.
 
-Shared core, stable for other modules and users:
+Core (shared by every family):
 
-* :class:`rlenv.trainers.batch.EpisodeBatch` - episodes as response-aligned ``(B, T)`` tensors;
-* :mod:`rlenv.trainers.logprobs` - memory-efficient completion log-probs (``completion_logprobs``,
-  ``sequence_logprobs``, ``batch_logprobs``);
-* :mod:`rlenv.trainers.rollout` - generation (``HFGenerator`` or any generate function) and scoring
-  (``collect``, ``run_episodes``, ``ScoreFnEnv``);
-* :mod:`rlenv.trainers.sft` - supervised warm-up on gold completions (``sft``, ``gold_examples``);
-* :mod:`rlenv.trainers.evaluate` - held-out pass@k of a policy on an environment's tasks.
+* :class:`~rlenv.trainers.batch.EpisodeBatch` — episodes as response-aligned ``(B, T)`` tensors;
+* :mod:`~rlenv.trainers.logprobs` — memory-efficient completion log-probs;
+* :mod:`~rlenv.trainers.rollout` — sampling (through :mod:`rlenv.inference.policy`) and scoring
+  (``collect``, ``run_episodes``, ``ScoreFnEnv``), with the verifier-failure policy;
+* :mod:`~rlenv.trainers.finetune` — the one supervised loop (``fine_tune``): the SFT warm-up
+  (``sft``, ``gold_examples``), self-training's improve step and reward-model fitting (``fit``);
+* :mod:`~rlenv.trainers.launch` — one way to start any algorithm: :func:`train`.
 
-Algorithms: :data:`ALGORITHMS` (presets ``reinforce_pp``, ``reinforce_pp_baseline``, ``rloo``,
-``grpo``, ``dr_grpo``, ``dapo``, ``gspo``, ``cispo``, ``ppo``) built from
-:mod:`rlenv.trainers.advantages` and :mod:`rlenv.trainers.losses`, run by :class:`Trainer`.
+Families: :mod:`~rlenv.trainers.policy_gradient` (REINFORCE++, RLOO, GRPO, DAPO, GSPO, CISPO, PPO,
+PPO-KLPEN, TRPO), :mod:`~rlenv.trainers.self_training` (RAFT, ReST, STaR),
+:mod:`~rlenv.trainers.preference` (DPO, IPO, KTO, SimPO, ORPO; offline and online) and
+:mod:`~rlenv.trainers.reward_models` (outcome and process reward models).
 """
 
-from rlenv.trainers.algorithms import ALGORITHMS, Algorithm
+from rlenv.inference.policy import Generation, HFGenerator, SamplingConfig
 from rlenv.trainers.batch import EpisodeBatch
+from rlenv.trainers.finetune import fine_tune, gold_examples, sft
+from rlenv.trainers.launch import algorithm_names, make_trainer, train
 from rlenv.trainers.logprobs import batch_logprobs, completion_logprobs, sequence_logprobs
-from rlenv.trainers.rollout import Generation, HFGenerator, SamplingConfig, ScoreFnEnv, collect, run_episodes
-from rlenv.trainers.sft import gold_examples, sft
-from rlenv.trainers.trainer import Trainer, TrainerConfig
+from rlenv.trainers.policy_gradient import ALGORITHMS, Algorithm, Trainer, TrainerConfig
+from rlenv.trainers.rollout import ScoreFnEnv, collect, run_episodes
 
 __all__ = [
     "ALGORITHMS", "Algorithm", "EpisodeBatch", "Generation", "HFGenerator", "SamplingConfig", "ScoreFnEnv", "Trainer",
-    "TrainerConfig", "batch_logprobs", "collect", "completion_logprobs", "gold_examples", "run_episodes",
-    "sequence_logprobs", "sft",
+    "TrainerConfig", "algorithm_names", "batch_logprobs", "collect", "completion_logprobs", "fine_tune", "gold_examples",
+    "make_trainer", "run_episodes", "sequence_logprobs", "sft", "train",
 ]

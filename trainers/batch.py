@@ -225,41 +225,16 @@ class EpisodeBatch:
         defaults to "no EOS was generated" (or False when ``eos_token_id`` is None).
         ``group_ids`` defaults to one group per episode.
         """
-        B = len(prompt_ids)
-        if len(completion_ids) != B or len(rewards) != B:
-            raise ValueError(f"got {B} prompts, {len(completion_ids)} completions and {len(rewards)} rewards")
-        eos = set() if eos_token_id is None else (
-            {eos_token_id} if isinstance(eos_token_id, int) else set(eos_token_id))
-        cut, ended = [], []
-        for row in completion_ids:
-            row = [int(t) for t in row]
-            stop = next((k for k, t in enumerate(row) if t in eos), None)
-            cut.append(row if stop is None else row[: stop + 1])
-            ended.append(stop is not None)
-        P = max((len(p) for p in prompt_ids), default=0)
-        T = max((len(c) for c in cut), default=0)
-        p_ids = torch.full((B, P), pad_token_id, dtype=torch.long)
-        p_mask = torch.zeros((B, P), dtype=torch.long)
-        c_ids = torch.full((B, T), pad_token_id, dtype=torch.long)
-        c_mask = torch.zeros((B, T), dtype=torch.long)
-        lp = torch.zeros((B, T)) if rollout_logprobs is not None else None
-        for i, (p, c) in enumerate(zip(prompt_ids, cut, strict=True)):
-            if len(p):
-                p_ids[i, P - len(p):] = torch.as_tensor(list(p), dtype=torch.long)
-                p_mask[i, P - len(p):] = 1
-            if c:
-                c_ids[i, : len(c)] = torch.as_tensor(c, dtype=torch.long)
-                c_mask[i, : len(c)] = 1
-            if lp is not None:
-                values = list(rollout_logprobs[i])[: len(c)]
-                if len(values) != len(c):
-                    raise ValueError(f"rollout_logprobs[{i}] has {len(rollout_logprobs[i])} values for {len(c)} tokens")
-                lp[i, : len(c)] = torch.as_tensor(values, dtype=torch.float32)
-        if truncated is None:
-            truncated = [not e for e in ended] if eos else [False] * B
-        groups = torch.arange(B) if group_ids is None else torch.as_tensor(group_ids, dtype=torch.long)
-        return cls(p_ids, p_mask, c_ids, c_mask, torch.as_tensor(rewards, dtype=torch.float32), groups,
-                   torch.as_tensor(list(truncated), dtype=torch.bool), rollout_logprobs=lp, infos=dict(infos or {}))
+        from rlenv.inference.policy import Generation
+
+        if len(rewards) != len(prompt_ids):
+            raise ValueError(f"got {len(prompt_ids)} prompts and {len(rewards)} rewards")
+        g = Generation.from_token_lists(prompt_ids, completion_ids, pad_token_id=pad_token_id, eos_token_id=eos_token_id,
+                                        logprobs=rollout_logprobs, truncated=truncated)
+        groups = torch.arange(len(prompt_ids)) if group_ids is None else torch.as_tensor(group_ids, dtype=torch.long)
+        return cls(g.prompt_ids, g.prompt_mask, g.completion_ids, g.completion_mask,
+                   torch.as_tensor(rewards, dtype=torch.float32), groups, g.truncated, rollout_logprobs=g.logprobs,
+                   infos=dict(infos or {}))
 
 
 def outcome_token_rewards(rewards: torch.Tensor, mask: torch.Tensor,

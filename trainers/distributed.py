@@ -1,6 +1,6 @@
 """Data parallelism by explicit reductions: global statistics and summed gradients.
 
-Every loss in :mod:`rlenv.trainers.losses` is normalized by *global* counts (tokens or sequences of
+Every loss in :mod:`rlenv.trainers.policy_gradient.losses` is normalized by *global* counts (tokens or sequences of
 the whole optimizer step, all ranks and all micro-batches), so each rank's gradient is its
 additive share of the global gradient. Ranks therefore **sum** their gradients
 (:func:`all_reduce_gradients`) instead of averaging them as DDP does; the result is the same

@@ -7,8 +7,9 @@ last ```` ```python ```` block of a completion, or from the raw text when it has
 
 from rlenv.envs.code.extraction import extract_code, fenced_blocks
 from rlenv.envs.code.formats import AssertTests, HumanEvalTests, IOTests, split_check
+from rlenv.envs.code.tampering import CodeTampering, detect_code_tampering
 from rlenv.envs.code.timing import calibrate_time_limits
 from rlenv.envs.code.verifier import CodeVerifier
 
-__all__ = ["AssertTests", "CodeVerifier", "HumanEvalTests", "IOTests", "calibrate_time_limits", "extract_code", "fenced_blocks",
+__all__ = ["AssertTests", "CodeTampering", "CodeVerifier", "HumanEvalTests", "IOTests", "calibrate_time_limits", "detect_code_tampering", "extract_code", "fenced_blocks",
            "split_check"]

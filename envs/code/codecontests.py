@@ -21,11 +21,10 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from rlenv.env import TextEnv
 from rlenv.envs.code.codeio import PROMPT_TEMPLATE
 from rlenv.envs.code.formats import IOTests
 from rlenv.envs.code.verifier import CodeVerifier
-
-from rlenv.env import TextEnv
 from rlenv.hub import HubDataset, task_rows
 from rlenv.sources import DatasetSource
 from rlenv.types import Task

@@ -12,10 +12,9 @@ import functools
 from pathlib import Path
 from typing import Any
 
+from rlenv.env import TextEnv
 from rlenv.envs.code.formats import IOTests
 from rlenv.envs.code.verifier import CodeVerifier
-
-from rlenv.env import TextEnv
 from rlenv.sources import DatasetSource
 from rlenv.types import Task
 

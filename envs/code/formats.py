@@ -23,7 +23,7 @@ from collections.abc import Sequence
 
 from rlenv.envs.code.extraction import called_names, defines_function, extract_code, top_level_names
 from rlenv.sandbox import FunctionJob, IOCase, Limits, ProgramJob
-from rlenv.sandbox.runner import COMPARE_MODES
+from rlenv.sandbox.protocol import COMPARE_MODES
 
 
 def _group_asserts(source: str, statements: Sequence[ast.stmt]) -> tuple[str, ...] | None:
@@ -195,7 +195,7 @@ class IOTests:
     """Hidden stdin/stdout tests: ``cases`` is a sequence of ``(stdin, expected stdout)``.
 
     ``compare``: ``"exact"``, ``"tokens"`` (default) or ``"numeric"`` (``rel_tol``/``abs_tol``),
-    see :func:`rlenv.sandbox.runner.compare_output`.
+    see :func:`rlenv.sandbox.protocol.compare_output`.
     """
 
     cases: tuple[tuple[str, str], ...]

@@ -11,10 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from rlenv.env import TextEnv
 from rlenv.envs.code.formats import HumanEvalTests
 from rlenv.envs.code.verifier import CodeVerifier
-
-from rlenv.env import TextEnv
 from rlenv.sources import DatasetSource
 from rlenv.types import Task
 

@@ -19,10 +19,9 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from rlenv.env import TextEnv
 from rlenv.envs.code.formats import AssertTests
 from rlenv.envs.code.verifier import CodeVerifier
-
-from rlenv.env import TextEnv
 from rlenv.hub import HubDataset, task_rows
 from rlenv.sources import DatasetSource
 from rlenv.types import Task

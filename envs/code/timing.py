@@ -15,7 +15,6 @@ from collections.abc import Sequence
 from rlenv.envs.code.formats import AssertTests, HumanEvalTests, IOTests
 from rlenv.envs.code.verifier import CodeVerifier
 from rlenv.sandbox import SandboxPool
-
 from rlenv.types import Status, Task
 
 logger = logging.getLogger(__name__)

@@ -9,7 +9,6 @@ from typing import Any
 from rlenv.envs.code.extraction import BLOCK_CHOICES
 from rlenv.envs.code.formats import AssertTests, HumanEvalTests, IOTests
 from rlenv.sandbox import JobResult, JobStatus, Limits, SandboxPool, shared_pool
-
 from rlenv.types import RewardResult, Status, Task
 
 #: Accepted ``reward`` modes.
@@ -45,10 +44,11 @@ class CodeVerifier:
     left before or during its tests: a structured fact for detectors) and ``timings``.
     """
 
+    #: Scored on a node whose Docker engine has the sandbox image (see :mod:`rlenv.ray_executor`).
+    placement = "docker"
+
     name = "code"
     version = "1"
-    #: Runs on a machine with a Docker engine (see :data:`rlenv.scoring.PLACEMENTS`).
-    placement = "docker"
 
     def __init__(self, *, reward: str = "all", test_timeout_s: float = 3.0, max_timeout_s: float = 60.0,
                  memory_mb: int = 512, block: str = "last", pool: SandboxPool | None = None):

@@ -6,11 +6,10 @@ from collections.abc import Mapping
 from importlib.resources import files
 from typing import Any
 
-from rlenv.envs.format.spec import format_from_spec
-from rlenv.envs.format.tags import AnswerContent
-
 from rlenv.composition import Gate, WeightedSum
 from rlenv.env import TextEnv
+from rlenv.envs.format.spec import format_from_spec
+from rlenv.envs.format.tags import AnswerContent
 from rlenv.exact_match import ExactMatchVerifier
 from rlenv.sources import DatasetSource
 

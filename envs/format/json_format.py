@@ -9,7 +9,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from rlenv.envs.format.base import FormatVerifier
-
 from rlenv.types import Task
 
 #: Where :class:`JSONFormat` looks for the document.

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from rlenv.envs.format.base import FormatVerifier
-
 from rlenv.types import Task
 
 #: Units :class:`LengthBounds` can count.

@@ -6,7 +6,6 @@ import re
 from typing import Any
 
 from rlenv.envs.format.base import FormatVerifier
-
 from rlenv.types import Task
 
 #: Matching modes of :class:`RegexFormat`.

@@ -20,12 +20,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from rlenv.composition import WeightedSum
 from rlenv.envs.format.json_format import JSONFormat
 from rlenv.envs.format.length import LengthBounds
 from rlenv.envs.format.regex import RegexFormat
 from rlenv.envs.format.tags import ThinkAnswerFormat
-
-from rlenv.composition import WeightedSum
 
 TYPES = {"think_answer": ThinkAnswerFormat, "regex": RegexFormat, "json": JSONFormat, "length": LengthBounds}
 NAMED = {

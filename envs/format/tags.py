@@ -7,7 +7,6 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from rlenv.envs.format.base import FormatVerifier
-
 from rlenv.scoring import score_tasks, verifier_identity, verifier_placement, verify_safely
 from rlenv.types import RewardResult, Status, Task, Verifier
 

@@ -28,9 +28,8 @@ import dataclasses
 import random
 from typing import Any
 
-from rlenv.envs.math.verifier import MathVerifier
-
 from rlenv.env import TextEnv
+from rlenv.envs.math.verifier import MathVerifier
 from rlenv.sources import ProceduralSource
 from rlenv.types import Task
 

@@ -40,7 +40,6 @@ from typing import Any
 
 from rlenv.envs.math.config import GradingConfig
 from rlenv.envs.math.extraction import clean_answer, extract_answers
-
 from rlenv.worker_pool import Outcome, WorkerPool
 
 

@@ -27,10 +27,9 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
+from rlenv.env import TextEnv
 from rlenv.envs.math.extraction import last_boxed
 from rlenv.envs.math.verifier import MathVerifier
-
-from rlenv.env import TextEnv
 from rlenv.hub import HubDataset, task_rows
 from rlenv.sources import DatasetSource
 from rlenv.types import Task

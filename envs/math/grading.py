@@ -37,12 +37,12 @@ import re
 from typing import Any
 
 from math_verify import ExprExtractionConfig, LatexExtractionConfig, parse, verify
-from rlenv.envs.math.answer_forms import compare_forms, normalize_notation
-from rlenv.envs.math.config import GradingConfig
-from rlenv.envs.math.extraction import clean_answer, extract_answers
 from sympy import Basic, Integer, MatrixBase
 
 from rlenv.boxed import braces_balanced
+from rlenv.envs.math.answer_forms import compare_forms, normalize_notation
+from rlenv.envs.math.config import GradingConfig
+from rlenv.envs.math.extraction import clean_answer, extract_answers
 
 _PLAIN_NUMBER = re.compile(
     r"""^(?P<sign>[-+])?\s*(?:\\?\$|USD\s*|€|£)?\s*(?P<sign2>-)?\s*

@@ -12,9 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from rlenv.envs.math.verifier import MathVerifier
-
 from rlenv.env import TextEnv
+from rlenv.envs.math.verifier import MathVerifier
 from rlenv.hub import HubDataset, task_rows
 from rlenv.sources import DatasetSource
 from rlenv.types import Task

@@ -10,7 +10,6 @@ from typing import Any
 from rlenv.envs.math.batch import grade_batch
 from rlenv.envs.math.config import GradingConfig
 from rlenv.envs.math.extraction import ANSWER_FORMATS, clean_answer, extract_answers
-
 from rlenv.types import RewardResult, Status, Task
 from rlenv.worker_pool import Outcome, WorkerPool, shared_pool
 

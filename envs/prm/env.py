@@ -6,13 +6,12 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
+from rlenv.composition import Gate, WeightedSum
+from rlenv.env import TextEnv
 from rlenv.envs.prm.steps import StepSplitter
 from rlenv.envs.prm.stepwise import stepwise_source
 from rlenv.envs.prm.synthetic import arithmetic_stepwise_rows
 from rlenv.envs.prm.verifier import PRMVerifier
-
-from rlenv.composition import Gate, WeightedSum
-from rlenv.env import TextEnv
 from rlenv.sources import DatasetSource, load_rows
 
 #: How an outcome verifier combines with the PRM.

@@ -9,7 +9,6 @@ from typing import Any
 from rlenv.envs.hf import ModelVerifier
 from rlenv.envs.prm.aggregate import AGGREGATIONS, DENSE_MODES, aggregate, dense_rewards, first_error
 from rlenv.envs.prm.steps import Span, StepSplitter
-
 from rlenv.rm_inputs import (
     DEFAULT_STEP_SUFFIX,
     pair_ids,
@@ -36,7 +35,7 @@ class PRMVerifier(ModelVerifier):
     splitter cuts on ``step_suffix`` itself (``StepSplitter(separator=step_suffix)``): one setting
     says where steps end, as in TRL's PRM layout, where a completion is its steps joined by the
     separator. ``step_suffix`` is, first that applies: the argument; the suffix recorded in the
-    checkpoint's config by :func:`rlenv.trainers.prm.train_prm`; ``"\\n"`` (TRL's default
+    checkpoint's config by :func:`rlenv.trainers.reward_models.process.train_prm`; ``"\\n"`` (TRL's default
     ``step_separator``). Pass ``splitter=`` when steps are delimited otherwise (``Step k:``
     headers, a step tag the policy never writes such as Qwen2.5-Math-PRM's ``"<extra_0>"`` with
     ``StepSplitter(separator="\\n\\n")``). A step whose text still holds ``step_suffix`` (e.g. a

@@ -18,10 +18,9 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
+from rlenv.env import TextEnv
 from rlenv.envs.rgym.checks import dataset_config
 from rlenv.envs.rgym.verifier import FORMATS, ReasoningGymVerifier
-
-from rlenv.env import TextEnv
 from rlenv.sources import ProceduralSource
 from rlenv.types import Task
 

@@ -23,7 +23,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rlenv.envs.math.extraction import check_formats, extract_answers
-
 from rlenv.types import RewardResult, Status, Task
 from rlenv.worker_pool import Outcome, WorkerPool, shared_pool
 

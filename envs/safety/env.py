@@ -6,14 +6,13 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
+from rlenv.composition import WeightedSum
+from rlenv.env import TextEnv
 from rlenv.envs.safety.guard import GuardClassifierVerifier
 from rlenv.envs.safety.nonanswer import NonAnswerGuard
 from rlenv.envs.safety.refusal import RefusalReward
 from rlenv.envs.safety.reward_model import RewardModelVerifier
 from rlenv.envs.safety.synthetic import safety_prompts
-
-from rlenv.composition import WeightedSum
-from rlenv.env import TextEnv
 from rlenv.sources import DatasetSource
 
 #: Scorer names -> verifier classes.

@@ -7,7 +7,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from rlenv.envs.hf import ModelVerifier
-
 from rlenv.rm_inputs import recorded_layout, require_chat_template, truncate
 from rlenv.types import RewardResult, Status, Task
 

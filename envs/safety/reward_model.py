@@ -8,7 +8,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from rlenv.envs.hf import ModelVerifier
-
 from rlenv.rm_inputs import TRUNCATION_SIDES, pair_ids, resolve_pair_layout, truncate
 from rlenv.types import RewardResult, Status, Task
 

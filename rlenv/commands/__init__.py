@@ -14,4 +14,5 @@ COMMAND_MODULES = [
     "rlenv.commands.sandbox",
     "rlenv.commands.train",
     "rlenv.commands.export",
+    "rlenv.commands.serve",
 ]

@@ -31,13 +31,13 @@ logger = logging.getLogger(__name__)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from rlenv.wrappers.audit import FAMILY_DETECTORS
-
     add_env_arguments(parser)
     parser.add_argument("--samples", required=True, type=Path, help=SAMPLES_HELP)
     parser.add_argument("--out", required=True, type=Path, help="where to write one audit row per sample")
-    parser.add_argument("--family", choices=sorted(FAMILY_DETECTORS),
-                        help="detector set to run (default: from the env's verifier package)")
+    parser.add_argument("--detectors", type=lambda text: [name.strip() for name in text.split(",") if name.strip()],
+                        metavar="NAME[,NAME...]",
+                        help="registered detectors to run, innermost first (default: those the env's registration "
+                             "lists; `rlenv list --detectors` shows every name)")
     add_scoring_arguments(parser)
     parser.add_argument("--no-report", action="store_true", help="do not write the HTML report next to --out")
 
@@ -49,7 +49,7 @@ def format_table(summary: dict) -> str:
         kinds = ", ".join(f"{k}={v}" for k, v in sorted(entry["kinds"].items())) or "-"
         lines.append(f"{name:<18} {entry['count']:>8} {entry['rate']:>7.1%}  {kinds}")
     lines.append(f"{'any':<18} {summary['flagged']:>8} {summary['flagged_rate']:>7.1%}  "
-                 f"({summary['count']} samples, {summary['family']} detectors)")
+                 f"({summary['count']} samples)")
     return "\n".join(lines)
 
 
@@ -64,12 +64,12 @@ def output_paths(out: Path) -> tuple[Path, Path, Path]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rlenv.wrappers.audit import audit, env_family
+    from rlenv.wrappers.audit import audit
 
     samples = read_jsonl(args.samples)
     env = make_env_from_args(args)
-    family = args.family or env_family(args.id)
-    report = audit(env, samples, family=family, executor=scoring_executor(args), max_workers=args.workers, progress=True)
+    report = audit(env, samples, detectors=args.detectors, executor=scoring_executor(args), max_workers=args.workers,
+                   progress=True)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     with args.out.open("w", encoding="utf-8") as fh:
         for row in report.rows:
@@ -81,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
     from rlenv.manifest import run_manifest, write_manifest
 
     write_manifest(manifest_path, run_manifest("audit", env, {"samples": str(args.samples.resolve()),
-                                                              "family": family, "detectors": report.detectors}))
+                                                              "detectors": report.detectors}))
     if not args.no_report:
         from rlenv.report import write_report
 

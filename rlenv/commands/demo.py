@@ -3,7 +3,7 @@
 1. builds a tiny character-level Llama policy locally (:mod:`rlenv.trainers.tiny`);
 2. sets ``heldout`` distinct problems aside: SFT and GRPO never see them (training draws that
    would repeat one are redrawn);
-3. warms the policy up with a short SFT on gold completions of training problems (:func:`rlenv.trainers.sft`);
+3. warms the policy up with a short SFT on gold completions of training problems (:func:`rlenv.trainers.finetune`);
 4. measures held-out pass@1 (sampled completions at temperature 1, bootstrap CI over problems);
 5. trains with GRPO (:class:`rlenv.trainers.Trainer`), measuring held-out pass@1 every few steps;
 6. compares the final pass@1 with step 0 on the same problems (paired CI and p-value);
@@ -151,9 +151,9 @@ def run_demo(preset: DemoConfig, out: Path, seed: int = 0, progress: bool = True
     import rlenv
     from rlenv.evaluation import EvalOptions, compare_results, evaluate_policy, read_results
     from rlenv.inference.hf import policy_generate
+    from rlenv.inference.policy import SamplingConfig
     from rlenv.trainers import Trainer
-    from rlenv.trainers.rollout import SamplingConfig
-    from rlenv.trainers.sft import gold_examples, sft
+    from rlenv.trainers.finetune import gold_examples, sft
     from rlenv.trainers.tiny import tiny_causal_lm, tiny_tokenizer
 
     start = time.perf_counter()

@@ -1,5 +1,9 @@
 """``rlenv train ID --model PATH --algorithm grpo --output DIR``: RL fine-tuning of a causal LM on an environment.
 
+Any env-based algorithm of :func:`rlenv.trainers.launch.algorithm_names` runs here (policy gradient,
+self-training ``raft``/``rest``/``star``, ``online_dpo``), through :func:`rlenv.trainers.make_trainer`.
+For the policy-gradient family:
+
 Writes ``DIR/metrics.jsonl`` (one row per step), ``DIR/samples.jsonl`` (a few completions with
 their verdicts at step 1 and every 10 steps: ``--set log_samples=N --set log_samples_every=K``),
 checkpoints ``DIR/checkpoint-N/`` (with ``--save-every``), TensorBoard logs (``--tensorboard``),
@@ -21,7 +25,7 @@ from typing import Any
 from rlenv.commands.env_args import add_env_arguments, make_env_from_args
 
 NAME = "train"
-HELP = "train a policy on an environment (REINFORCE++, RLOO, GRPO, PPO, ...)"
+HELP = "train a policy on an environment (GRPO, RLOO, PPO, TRPO, RAFT, STaR, online DPO, ...)"
 logger = logging.getLogger(__name__)
 
 
@@ -29,10 +33,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_env_arguments(parser)
     parser.add_argument("--model", required=True, help="a transformers causal LM directory (from_pretrained)")
     parser.add_argument("--algorithm", default="grpo",
-                        help="preset: reinforce_pp, reinforce_pp_baseline, rloo, grpo, dr_grpo, dapo, gspo, cispo, "
-                             "ppo (default grpo)")
+                        help="policy gradient: reinforce_pp, reinforce_pp_baseline, rloo, grpo, dr_grpo, dapo, gspo, "
+                             "cispo, ppo, ppo_klpen, trpo; self-training: raft, rest, star; online_dpo (default grpo)")
     parser.add_argument("--output", required=True, type=Path, help="output directory")
-    parser.add_argument("--steps", type=int, default=100, help="rollout + update steps")
+    parser.add_argument("--steps", type=int, default=100, help="rollout + update steps (rounds for self-training "
+                                                                "and online DPO)")
     parser.add_argument("--num-tasks", type=int, default=8, help="prompts per step (per process)")
     parser.add_argument("--group-size", type=int, default=None, help="completions per prompt (default: preset's)")
     parser.add_argument("--lr", type=float, default=1e-6, help="learning rate")
@@ -51,9 +56,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="supervised warm-up steps on the env's gold completions before RL")
     parser.add_argument("--sft-lr", type=float, default=1e-4, help="warm-up learning rate")
     parser.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE",
-                        help="any TrainerConfig field (JSON value), repeatable")
+                        help="any field of the algorithm family's config (TrainerConfig, SelfTrainingConfig, "
+                             "OnlineDPOConfig; JSON value), repeatable")
     parser.add_argument("--algo-set", action="append", default=[], metavar="FIELD=VALUE",
-                        help="override a field of the algorithm preset (JSON value), repeatable")
+                        help="override a field of a policy-gradient preset (JSON value), repeatable")
 
 
 def parse_assignments(pairs: list[str], what: str) -> dict[str, Any]:
@@ -70,22 +76,37 @@ def parse_assignments(pairs: list[str], what: str) -> dict[str, Any]:
     return out
 
 
-def run(args: argparse.Namespace) -> int:
-    from rlenv.trainers import Trainer, TrainerConfig, gold_examples, sft
-    from rlenv.trainers.algorithms import resolve
+def _config(args: argparse.Namespace, family: str) -> dict[str, Any]:
+    """The family's config fields from the flags (``--set`` last)."""
+    sets = parse_assignments(args.set, "--set")
+    if family == "policy_gradient":
+        return {"steps": args.steps, "num_tasks": args.num_tasks, "group_size": args.group_size, "lr": args.lr,
+                "max_new_tokens": args.max_new_tokens, "temperature": args.temperature,
+                "micro_batch_size": args.micro_batch_size, "seed": args.seed, "output_dir": str(args.output),
+                "save_every": args.save_every, "tensorboard": args.tensorboard, "rollout_backend": args.rollout_backend,
+                "tis_cap": args.tis_cap, **sets}
+    sampling = {"max_new_tokens": args.max_new_tokens, "temperature": args.temperature, "backend": args.rollout_backend}
+    if family == "online_preference":
+        return {"rounds": args.steps, "seed": args.seed, "sampling": sampling,
+                "preference": {"lr": args.lr, **sets.pop("preference", {})}, **sets}
+    return {"rounds": args.steps, "seed": args.seed, "sampling": sampling, "lr": args.lr, **sets}
 
+
+def run(args: argparse.Namespace) -> int:
+    from rlenv.trainers import gold_examples, make_trainer, sft
+    from rlenv.trainers.launch import ENV_FAMILIES, family_of
+
+    family = family_of(args.algorithm)
+    if family not in ENV_FAMILIES:
+        raise ValueError(f"--algorithm {args.algorithm} trains on rows, not on an environment: "
+                         f"use rlenv.trainers.train({args.algorithm!r}, model, tokenizer, data=rows)")
     env = make_env_from_args(args)
-    algorithm = resolve(args.algorithm)
-    overrides = parse_assignments(args.algo_set, "--algo-set")
-    if overrides:
-        algorithm = algorithm.replace(**overrides)
-    config = TrainerConfig.from_dict({
-        "steps": args.steps, "num_tasks": args.num_tasks, "group_size": args.group_size, "lr": args.lr,
-        "max_new_tokens": args.max_new_tokens, "temperature": args.temperature,
-        "micro_batch_size": args.micro_batch_size, "seed": args.seed, "output_dir": str(args.output),
-        "save_every": args.save_every, "tensorboard": args.tensorboard, "rollout_backend": args.rollout_backend,
-        "tis_cap": args.tis_cap, **parse_assignments(args.set, "--set"),
-    })
+    config = _config(args, family)
+    options: dict[str, Any] = {}
+    if family == "policy_gradient":
+        options["algorithm_overrides"] = parse_assignments(args.algo_set, "--algo-set")
+    elif args.algo_set or args.resume is not None:
+        raise ValueError(f"--algo-set and --resume are for the policy-gradient algorithms, not {args.algorithm}")
     from accelerate import PartialState
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -96,22 +117,30 @@ def run(args: argparse.Namespace) -> int:
         wanted = args.sft_steps * 16
         examples = gold_examples(env, range(wanted if size is None else min(size, wanted)))
         sft(model, tokenizer, examples, steps=args.sft_steps, batch_size=16, lr=args.sft_lr, seed=args.seed,
-            progress=config.progress)
-    trainer = Trainer(model, env, algorithm, config, tokenizer=tokenizer)
-    history = trainer.train(resume_from=args.resume)
-    trainer.save_checkpoint(args.output / f"checkpoint-{trainer.step}")
+            progress=True)
+    if family != "policy_gradient":  # these sample groups from a vector env
+        from rlenv.vector import TextVectorEnv
+
+        env = TextVectorEnv(env, num_tasks=args.num_tasks, group_size=args.group_size or 4)
+    trainer = make_trainer(args.algorithm, model, tokenizer, env, config, **options)
+    if family == "policy_gradient":
+        history = trainer.train(resume_from=args.resume)
+        trainer.save_checkpoint(args.output / f"checkpoint-{trainer.step}")
+    else:
+        history = trainer.train()
     from rlenv.trainers import distributed
 
     if distributed.rank() == 0:
         final = args.output / "final"
         trainer.policy.save_pretrained(final)
-        trainer.tokenizer.save_pretrained(final)
+        tokenizer.save_pretrained(final)
         logger.info("saved the trained policy to %s", final)
-        if trainer.history:  # metrics.jsonl exists once a step ran
+        if family == "policy_gradient" and trainer.history:  # metrics.jsonl exists once a step ran
             from rlenv.report import REPORT_FILE, write_report
 
-            write_report([args.output], args.output / REPORT_FILE, title=f"rlenv train: {args.id} ({algorithm.name})")
+            write_report([args.output], args.output / REPORT_FILE, title=f"rlenv train: {args.id} ({args.algorithm})")
         last = history[-1] if history else {}
-        sys.stdout.write(json.dumps({"algorithm": algorithm.name, "steps": trainer.step, "final": str(final),
+        steps = trainer.step if family == "policy_gradient" else len(history)
+        sys.stdout.write(json.dumps({"algorithm": args.algorithm, "steps": steps, "final": str(final),
                                      "last": last}) + "\n")
     return 0

@@ -2,7 +2,7 @@
 
 One interface, three backends, the same sampling settings (:class:`Sampling`):
 
-* ``hf`` — ``transformers`` ``generate`` on a local checkpoint (``rlenv.trainers.HFGenerator``; needs torch);
+* ``hf`` — ``transformers`` ``generate`` on a local checkpoint (:class:`~rlenv.inference.policy.HFGenerator`; needs torch);
 * ``vllm`` — an in-process ``vllm.LLM`` on a local checkpoint (:class:`~rlenv.inference.vllm_engine.VLLMGenerate`);
 * ``openai`` — any OpenAI-compatible server (``vllm serve``, SGLang, a hosted API), chat or
   completion endpoint, with concurrency limits, retries with backoff and timeouts
@@ -12,7 +12,7 @@ Each returns one :class:`~rlenv.types.Completion` per observation, with ``trunca
 generation stopped at the length limit; a request that still fails after its retries comes back
 as ``Completion.failed(message)`` and is recorded as status ``error``, never as a crash that
 loses the samples already scored. Trainer rollouts (token ids and sampler log-probs) use
-``rlenv.trainers.rollout.make_generator`` instead.
+:func:`rlenv.inference.policy.make_generator` instead.
 """
 
 from __future__ import annotations

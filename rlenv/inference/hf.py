@@ -10,11 +10,11 @@ from rlenv.types import Completion
 
 
 def policy_generate(model: Any, tokenizer: Any, sampling: Any, chat: str = "auto") -> Any:
-    """``generate(observations) -> list[Completion]`` from a loaded causal LM, via ``rlenv.trainers.HFGenerator``.
+    """``generate(observations) -> list[Completion]`` from a loaded causal LM, via :class:`~rlenv.inference.policy.HFGenerator`.
 
-    ``sampling`` is a ``rlenv.trainers.rollout.SamplingConfig``; ``chat`` as in :class:`HFGenerate`.
+    ``sampling`` is a :class:`~rlenv.inference.policy.SamplingConfig`; ``chat`` as in :class:`HFGenerate`.
     """
-    from rlenv.trainers.rollout import HFGenerator, decode_completions
+    from rlenv.inference.policy import HFGenerator, decode_completions
 
     has_template = getattr(tokenizer, "chat_template", None) is not None
     if chat == "on" and not has_template:
@@ -47,7 +47,7 @@ class HFGenerate:
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
-        from rlenv.trainers.rollout import SamplingConfig
+        from rlenv.inference.policy import SamplingConfig
 
         if sampling.stop:
             raise ValueError(f"the hf backend does not support stop strings, got {sampling.stop}")

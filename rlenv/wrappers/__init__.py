@@ -7,12 +7,22 @@ and appends what it found to ``info["hacks"]``::
     env = rlenv.wrappers.AnswerHedging(rlenv.wrappers.OverlongPenalty(env, max_len=1024, buffer=256))
 
 Detectors are also plain functions (``detect_*``) and :mod:`rlenv.wrappers.monitors` holds the
-batch-level monitors; :func:`audit` runs a family's detectors on offline samples.
+batch-level monitors; :func:`audit` runs an env's detectors on offline samples. Detectors are
+registered by name (:func:`register_detector`): the generic ones here, a family's own by its family
+(the code family registers ``code_tampering``).
 """
 
-from rlenv.wrappers.audit import FAMILY_DETECTORS, AuditReport, audit, default_detectors, env_family
+from rlenv.wrappers.audit import AuditReport, audit
 from rlenv.wrappers.base import RewardWrapper
 from rlenv.wrappers.detection import Detection, DetectorWrapper
+from rlenv.wrappers.detector_registry import (
+    GENERIC_DETECTORS,
+    default_detectors,
+    detector,
+    detector_names,
+    list_detectors,
+    register_detector,
+)
 from rlenv.wrappers.echo import PromptEcho, detect_prompt_echo
 from rlenv.wrappers.format_gaming import FormatGaming, detect_format_gaming
 from rlenv.wrappers.hedging import AnswerHedging, detect_answer_hedging
@@ -33,13 +43,12 @@ from rlenv.wrappers.repetition import (
     detect_repetition,
     ngram_repetition,
 )
-from rlenv.wrappers.tampering import CodeTampering, detect_code_tampering
 
 __all__ = [
-    "FAMILY_DETECTORS", "AnswerHedging", "AuditReport", "CodeTampering", "CosineLengthReward", "Detection",
-    "DetectorWrapper", "FormatGaming", "NonAnswer", "OverlongPenalty", "PromptEcho", "RepetitionPenalty", "RewardWrapper",
-    "TruncationFlag", "audit", "batch_metrics", "compression_ratio", "cosine_length_reward", "default_detectors",
-    "detect_answer_hedging", "detect_code_tampering", "detect_format_gaming", "detect_non_answer", "detect_prompt_echo",
-    "detect_repetition", "env_family", "kimi_length_reward", "ngram_repetition", "non_answer_kind", "soft_overlong_penalty",
-    "token_length",
+    "GENERIC_DETECTORS", "AnswerHedging", "AuditReport", "CosineLengthReward", "Detection", "DetectorWrapper",
+    "FormatGaming", "NonAnswer", "OverlongPenalty", "PromptEcho", "RepetitionPenalty", "RewardWrapper", "TruncationFlag",
+    "audit", "batch_metrics", "compression_ratio", "cosine_length_reward", "default_detectors", "detect_answer_hedging",
+    "detect_format_gaming", "detect_non_answer", "detect_prompt_echo", "detect_repetition", "detector", "detector_names",
+    "kimi_length_reward", "list_detectors", "ngram_repetition", "non_answer_kind", "register_detector",
+    "soft_overlong_penalty", "token_length",
 ]

@@ -1,7 +1,7 @@
 """Finding the final-answer spans of a completion and comparing answers, for the hack detectors.
 
 Detectors must work with any environment, so this module reads the answer conventions seen in
-the wild (reference report §2.5): ``\\boxed{}`` / ``\\fbox{}``, ``<answer>…</answer>``, ``#### 42``
+the wild: ``\\boxed{}`` / ``\\fbox{}``, ``<answer>…</answer>``, ``#### 42``
 and "the answer is 42" / "Answer: 42". Boxes, braces and numbers are read by :mod:`rlenv.boxed`,
 exactly as the math verifier reads them. :func:`answer_key` maps an answer to a canonical string so that ``\\boxed{18}``,
 ``The answer is $18.`` and ``18 dollars`` compare equal and ``\\frac{1}{2}`` equals ``0.5``.

@@ -1,7 +1,7 @@
 """Prompt echo: the completion restates the question, or the given expression, as its answer.
 
 Lenient graders pay for echoes: math-verify accepts ``\\boxed{(x+1)^2 - x^2}`` for the gold
-``2x+1`` and ``\\boxed{1+1}`` for ``2`` (reference report §0.2, §1.6), a last-number fallback
+``2x+1`` and ``\\boxed{1+1}`` for ``2``, a last-number fallback
 picks a number of the question, and a containment check finds the answer inside a restated
 multiple-choice question. Two findings:
 

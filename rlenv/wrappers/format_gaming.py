@@ -1,6 +1,6 @@
 """Format gaming: collecting format credit without the content the format is meant to carry.
 
-Observed cases (reference report §4.3): several ``<think>``/``<answer>`` blocks passing an
+Observed cases: several ``<think>``/``<answer>`` blocks passing an
 anchored regex (open-r1 #359), an empty ``<think></think>`` plus junk getting format credit,
 policies converging to an empty ``<answer></answer>`` under containment checks (Visual-RFT #176),
 and answers written outside the tags where a lenient extractor still finds them. Findings:

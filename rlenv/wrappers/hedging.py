@@ -2,7 +2,7 @@
 
 Graders that read the *last* box reward ``\\boxed{a} … actually \\boxed{b}``; graders that try
 any pair of extracted candidates reward a list that contains the right element; containment
-checks reward ``12, 13 or 14`` (reference report §4.5). The detector collects every stated final
+checks reward ``12, 13 or 14``. The detector collects every stated final
 answer (boxes, answer tags, ``####``, "the answer is …"), splits each into its top-level items
 (``3 or 4``, ``1, 2, 3``) and fires when the completion names more distinct answers than the
 reference has items (one, for a scalar reference). It also fires on a last sentence that offers

@@ -1,6 +1,6 @@
 """Length gaming: overlong shaping (DAPO), a truncation flag and a cosine length reward.
 
-Formulas (reference report §4.1), with ``|y|`` the completion length in the unit chosen by
+Formulas, with ``|y|`` the completion length in the unit chosen by
 ``length_fn`` (characters by default; pass :func:`token_length` to count tokens):
 
 * DAPO soft overlong punishment (Yu et al. 2025, Eq. 13), added to the task reward::

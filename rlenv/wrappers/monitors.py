@@ -9,7 +9,7 @@ or a constant input) is ``nan``, never a made-up 0.
   of reward variance explained by length, reward per 1k length units, the mean within-group
   correlation and, given correctness, the correlation *at equal correctness* (a verifier-based
   reward cannot depend on length there; a learned RM that likes length does). ``alert`` is 1 when
-  that conditional correlation exceeds the threshold (reference report §4.1).
+  that conditional correlation exceeds the threshold.
 * :func:`hack_rates` — share of episodes each detector flagged (from ``info["hacks"]``).
 * :func:`format_only_reward_share` — share of positive reward paid to incorrect episodes.
 * :func:`proxy_gold_divergence` — over training steps: is the proxy reward rising while the

@@ -1,6 +1,6 @@
 """Repetition: degenerate loops that pad length or farm a per-step / per-length reward.
 
-Three measures (reference report §4.4):
+Three measures:
 
 * :func:`ngram_repetition` — the share of repeated word n-grams, ``1 - |unique n-grams| /
   |n-grams|`` over lower-cased whitespace-split words, as in open-r1 / TRL

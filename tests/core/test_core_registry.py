@@ -9,16 +9,6 @@ import rlenv
 from rlenv import registry
 
 
-@pytest.fixture
-def clean_registry():
-    saved = dict(registry._REGISTRY)
-    yield
-    for env_id in set(registry._REGISTRY) - set(saved):
-        gymnasium.registry.pop(env_id, None)
-    registry._REGISTRY.clear()
-    registry._REGISTRY.update(saved)
-
-
 def test_make_passes_overrides_to_the_entry_point(tmp_path):
     data = tmp_path / "qa.jsonl"
     data.write_text(json.dumps({"question": "Say hi", "answer": "hi"}) + "\n")

@@ -1,5 +1,6 @@
 """The installed layout: one import name, ``rlenv``; the family, trainer and sandbox folders inside it."""
 
+import re
 import subprocess
 import sys
 import zipfile
@@ -29,7 +30,7 @@ def test_the_wheel_installs_one_import_name(wheel):
     for data in ("rlenv/sandbox/Dockerfile", "rlenv/envs/format/sample.jsonl", "rlenv/report/assets/report.js"):
         assert data in names
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
-    assert "rlenv.envs.rgym.plugin:register_reasoning_gym" in zipfile.ZipFile(wheel).read(entry_points).decode()
+    assert "rlenv.envs.rgym.registration:register_reasoning_gym_envs" in zipfile.ZipFile(wheel).read(entry_points).decode()
 
 
 def test_the_installed_wheel_imports_without_the_source_tree(wheel, tmp_path):
@@ -49,3 +50,17 @@ def test_the_installed_wheel_imports_without_the_source_tree(wheel, tmp_path):
     run = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, timeout=300, cwd=tmp_path)
     assert run.returncode == 0, run.stderr
     assert run.stdout.split("\n")[:3] == ["True True", "[True, True, True]", "rlenv.envs.math.arithmetic:make_arithmetic_env"]
+
+
+def test_the_core_never_names_a_family_the_trainers_or_the_sandbox():
+    """Only the CLI commands reach into rlenv.envs / rlenv.trainers / rlenv.sandbox; the core knows
+    the families through their entry points (the group is called ``rlenv.envs``, nothing below it)."""
+    named = re.compile(r"rlenv\.envs\.|rlenv\.(?:trainers|sandbox)\b|(?<![\w.])(?:envs|trainers|sandbox)\.[a-z_]")
+    offenders = []
+    for path in sorted((ROOT / "rlenv").rglob("*.py")):
+        if "commands" in path.relative_to(ROOT / "rlenv").parts:
+            continue
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if named.search(line):
+                offenders.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
+    assert offenders == []

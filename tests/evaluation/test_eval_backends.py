@@ -51,6 +51,7 @@ def wait_for(url: str, deadline_s: float, process: subprocess.Popen | None = Non
 @pytest.fixture(scope="module")
 def checkpoint(tmp_path_factory):
     import torch
+
     from rlenv.trainers.tiny import save_tiny, tiny_causal_lm, tiny_tokenizer
 
     tokenizer = tiny_tokenizer()

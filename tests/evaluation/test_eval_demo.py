@@ -21,6 +21,7 @@ def test_eval_demo_quick_shows_a_pass_at_1_gain(tmp_path):
                           capture_output=True, text=True, timeout=900, env=CLI_ENV)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "before GRPO:" in proc.stdout and "after GRPO:" in proc.stdout
+    assert "step 1: {" not in proc.stderr  # step metrics only with -v (they are in metrics.jsonl)
     result = json.loads((tmp_path / "demo" / "demo.json").read_text())
     before, after, gain = result["before"], result["after"], result["comparison"]["difference"]
     assert after["value"] > before["value"], (before, after)

@@ -29,7 +29,7 @@ def tiny_policy(tmp_path_factory):
 
 
 def test_eval_policy_generate_uses_the_chat_template_when_present(tiny_policy):
-    from rlenv.trainers.rollout import SamplingConfig
+    from rlenv.inference.policy import SamplingConfig
 
     model, tokenizer, _ = tiny_policy
     greedy = SamplingConfig(max_new_tokens=4, temperature=0)
@@ -43,7 +43,7 @@ def test_eval_policy_generate_uses_the_chat_template_when_present(tiny_policy):
 
 def test_eval_model_cli_scores_generated_samples_and_resumes(tiny_policy, tmp_path):
     model, tokenizer, path = tiny_policy
-    from rlenv.trainers.rollout import SamplingConfig
+    from rlenv.inference.policy import SamplingConfig
 
     env = rlenv.make("rlenv/ExactMatch-v0", prompt_template=TEMPLATE)
     source = env.unwrapped.source

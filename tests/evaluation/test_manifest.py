@@ -55,12 +55,12 @@ def test_audit_and_training_write_manifests(tmp_path):
     assert main(["audit", ENV, "--samples", str(samples_file(tmp_path / "s.jsonl")), "--out", str(out),
                  "--no-report"]) == 0
     audit = json.loads((tmp_path / "audit.manifest.json").read_text())
-    assert audit["kind"] == "audit" and audit["env"]["id"] == ENV and audit["settings"]["family"] == "math"
-
-    from rlenv.trainers import Trainer
-    from rlenv.trainers.tiny import tiny_causal_lm, tiny_tokenizer
+    assert audit["kind"] == "audit" and audit["env"]["id"] == ENV and audit["settings"]["detectors"] == ["answer_hedging", "prompt_echo",
+                                                                         "format_gaming", "repetition"]
 
     import rlenv
+    from rlenv.trainers import Trainer
+    from rlenv.trainers.tiny import tiny_causal_lm, tiny_tokenizer
 
     tokenizer = tiny_tokenizer()
     Trainer(tiny_causal_lm(tokenizer, hidden_size=32), rlenv.make(ENV, level=1), "grpo", tokenizer=tokenizer,

@@ -22,8 +22,9 @@ class DigitShare(RewardWrapper):
 
 def test_trl_grpo_trainer_two_steps_on_arithmetic(tmp_path):
     import torch
-    from rlenv.trainers.tiny import tiny_causal_lm, tiny_tokenizer
     from trl import GRPOConfig, GRPOTrainer
+
+    from rlenv.trainers.tiny import tiny_causal_lm, tiny_tokenizer
 
     env = rlenv.make("rlenv/Arithmetic-v0")
     funcs = reward_funcs(env) + reward_funcs(DigitShare(rlenv.make("rlenv/Arithmetic-v0")), name="digit_share")
@@ -69,8 +70,9 @@ class AlternatingVerifier:
 
 
 def test_trl_grpo_status_fractions_over_a_logging_window_on_an_endless_stream(tmp_path):
-    from rlenv.trainers.tiny import tiny_causal_lm, tiny_tokenizer
     from trl import GRPOConfig, GRPOTrainer
+
+    from rlenv.trainers.tiny import tiny_causal_lm, tiny_tokenizer
 
     source = rlenv.make("rlenv/Arithmetic-v0").unwrapped.source
     env = rlenv.TextEnv(source, AlternatingVerifier(batch=8))
@@ -114,8 +116,9 @@ class EveryOtherFails:
 def test_trl_grpo_ignores_the_reward_of_failed_episodes_with_on_error_none(tmp_path):
     import math as _math
 
-    from rlenv.trainers.tiny import tiny_causal_lm, tiny_tokenizer
     from trl import GRPOConfig, GRPOTrainer
+
+    from rlenv.trainers.tiny import tiny_causal_lm, tiny_tokenizer
 
     source = rlenv.make("rlenv/Arithmetic-v0").unwrapped.source
     env = rlenv.TextEnv(source, EveryOtherFails())

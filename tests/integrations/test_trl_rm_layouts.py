@@ -19,11 +19,6 @@ import logging
 import pytest
 import torch
 from datasets import Dataset
-from rlenv.envs.prm import PRMEnv, PRMVerifier, StepSplitter
-from rlenv.envs.safety import RewardModelVerifier, SafetyRMEnv
-from rlenv.trainers.prm import PRMConfig, train_prm
-from rlenv.trainers.reward_model import RewardModelConfig, train_reward_model
-from rlenv.trainers.tiny import save_tiny, tiny_sequence_classifier, tiny_token_classifier, tiny_tokenizer
 from tokenizers import processors
 from transformers import (
     AutoModelForSequenceClassification,
@@ -35,7 +30,12 @@ from transformers import (
 from trl import RewardConfig, RewardTrainer
 
 from rlenv import Task
+from rlenv.envs.prm import PRMEnv, PRMVerifier, StepSplitter
+from rlenv.envs.safety import RewardModelVerifier, SafetyRMEnv
 from rlenv.rm_inputs import pair_ids, stepwise_ids
+from rlenv.trainers.reward_models.outcome import RewardModelConfig, train_reward_model
+from rlenv.trainers.reward_models.process import PRMConfig, train_prm
+from rlenv.trainers.tiny import save_tiny, tiny_sequence_classifier, tiny_token_classifier, tiny_tokenizer
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
@@ -129,7 +129,7 @@ def test_rlenv_trained_reward_model_reads_identically_the_trl_way(tmp_path, conv
     trl_ids, _, batch = trl_read(trl_view, trl_view.model)
     with torch.inference_mode():  # TRL's own loss on the initial model over all pairs
         trl_loss = trl_view.compute_loss(trl_view.model, dict(batch)).item()
-    config = RewardModelConfig(learning_rate=1e-2, num_epochs=2, batch_size=len(rows), progress=False)
+    config = RewardModelConfig(lr=1e-2, num_epochs=2, batch_size=len(rows), progress=False)
     report = train_reward_model(model, tok, rows, config)
     assert report.layout == ("chat" if conversational else "plain")
     assert report.losses[0] == pytest.approx(trl_loss, abs=1e-5)  # rlenv trained on TRL's inputs
@@ -257,7 +257,7 @@ def test_rlenv_trained_prm_reads_identically_the_trl_way(tmp_path, caplog, separ
     _, batch = trl_prm_batch(tok, separator)
     with torch.inference_mode():
         trl_loss = copy.deepcopy(model).eval()(**batch).loss.item()
-    config = PRMConfig(step_suffix=separator, learning_rate=1e-2, num_epochs=2, batch_size=len(STEPWISE),
+    config = PRMConfig(step_suffix=separator, lr=1e-2, num_epochs=2, batch_size=len(STEPWISE),
                        progress=False)
     report = train_prm(model, tok, STEPWISE, config)
     assert report.losses[0] == pytest.approx(trl_loss, abs=1e-5)

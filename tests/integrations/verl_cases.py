@@ -130,8 +130,9 @@ def test_verl_load_reward_manager_entry_point(tokenizer, event_loop_for_verl):
 
 def test_verl_rlhf_dataset_reads_to_verl_rows_parquet(tokenizer, tmp_path):
     import datasets
-    from rlenv.trainers.tiny import tiny_tokenizer
     from verl.utils.dataset.rl_dataset import RLHFDataset
+
+    from rlenv.trainers.tiny import tiny_tokenizer
 
     chat_tokenizer = tiny_tokenizer(chat_template=True)
     path = tmp_path / "train.parquet"

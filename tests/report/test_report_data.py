@@ -10,12 +10,12 @@ import re
 import pytest
 from report_helpers import DATA_ARGS, ENV_ID, math_run, run_cli
 
+from rlenv.envs.code import detect_code_tampering
 from rlenv.evaluation import compare_results, read_results
 from rlenv.report import REPORT_FILE, build_payload, load_run, render_html, training_curves
 from rlenv.report.evidence import evidence_spans
 from rlenv.wrappers.hedging import detect_answer_hedging
 from rlenv.wrappers.repetition import detect_repetition
-from rlenv.wrappers.tampering import detect_code_tampering
 
 
 @pytest.fixture(scope="module")

@@ -1,6 +1,7 @@
 """Sandbox pools for the sandbox tests, on the real Docker sandbox (``docker_ready`` in tests/conftest.py)."""
 
 import pytest
+
 from rlenv.sandbox import SandboxPool
 
 

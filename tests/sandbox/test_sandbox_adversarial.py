@@ -10,6 +10,7 @@ import time
 import uuid
 
 import pytest
+
 from rlenv.sandbox import FunctionJob, IOCase, JobStatus, Limits, ProgramJob, TestStatus
 
 pytestmark = pytest.mark.docker

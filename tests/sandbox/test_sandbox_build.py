@@ -7,6 +7,7 @@ import textwrap
 
 import docker
 import pytest
+
 from rlenv.sandbox import ContainerSpec, FunctionJob, IOCase, ProgramJob, SandboxPool, build
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

@@ -6,18 +6,12 @@ import math
 import os
 
 import pytest
+
 from rlenv.sandbox import FunctionJob, IOCase, JobResult, JobStatus, Limits, ProgramJob, TestStatus
+from rlenv.sandbox.container import runner_source
 from rlenv.sandbox.jobs import encode_job
-from rlenv.sandbox.runner import (
-    Unencodable,
-    _install_fds,
-    _read_small,
-    compare_output,
-    decode_value,
-    encode_frame,
-    encode_value,
-    job_status,
-)
+from rlenv.sandbox.protocol import Unencodable, compare_output, decode_value, encode_frame, encode_value
+from rlenv.sandbox.runner import _install_fds, _read_small, job_status
 
 
 def repr_id(value):
@@ -285,3 +279,11 @@ def test_enum_members_are_looked_up_never_imported():
     wire = {"$enum": ["antigravity", "E", "A", "h:3"]}
     assert decode_value(wire, lambda ref, kind: ("handle", ref)) == ("handle", "h:3")
     assert "antigravity" not in sys.modules
+
+
+def test_the_container_gets_one_standard_library_file_with_the_protocol_inlined():
+    source = runner_source()
+    compile(source, "sandbox/runner.py", "exec")
+    assert "rlenv" not in "".join(line for line in source.splitlines() if line.startswith(("import", "from")))
+    assert source.count("def encode_value(") == source.count("class JobStatus(") == 1
+    assert source.count("from __future__ import annotations") == 1 and source.startswith('"""The in-container')

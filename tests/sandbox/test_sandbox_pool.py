@@ -11,6 +11,7 @@ import time
 
 import docker
 import pytest
+
 import rlenv.sandbox
 from rlenv.sandbox import (
     ContainerSpec,

@@ -7,6 +7,7 @@ solutions whose verdicts must be the ones a fresh pool gives (the replay list).
 
 import pytest
 from redteam_cases import hostile_jobs, replay_jobs
+
 from rlenv.sandbox import JobStatus, SandboxPool
 
 pytestmark = pytest.mark.docker

@@ -5,6 +5,7 @@ compare equal to data."""
 import textwrap
 
 import pytest
+
 from rlenv.sandbox import FunctionJob, JobStatus, Limits
 
 pytestmark = pytest.mark.docker

@@ -246,6 +246,23 @@ def test_a_verifier_exception_stays_a_per_item_error(cluster):
     assert results[3].details["error"] == "RuntimeError: boom on 3"
 
 
+def test_a_verifier_the_nodes_cannot_load_gives_error_results(cluster, tmp_path, monkeypatch):
+    """Its module is on the driver's path only: every item comes back as an error naming the cause."""
+    (tmp_path / "driver_only.py").write_text(
+        "from rlenv import RewardResult, Status\n"
+        "class Always:\n"
+        "    def __call__(self, task, completion):\n"
+        "        return RewardResult(1.0, Status.CORRECT)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "driver_only", raising=False)
+    from driver_only import Always
+
+    results = score_tasks(Always(), *numbered(40), executor="ray")
+    assert len(results) == 40 and {r.status for r in results} == {Status.ERROR}
+    assert "driver_only" in results[0].details["error"]
+    sys.modules.pop("driver_only", None)
+
+
 def test_cli_score_on_the_cluster_equals_local(cluster, tmp_path):
     env, tasks, completions = math_batch(60, start=1000)
     samples = tmp_path / "samples.jsonl"

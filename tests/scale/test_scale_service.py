@@ -18,9 +18,9 @@ import rlenv
 from rlenv import registry
 from rlenv.integrations.trl import reward_funcs
 from rlenv.integrations.verl import compute_score
-from rlenv.remote import RemoteScoringError, RemoteVerifier
 from rlenv.scoring import score_tasks
 from rlenv.service import RewardService, create_app
+from rlenv.service.client import RemoteScoringError, RemoteVerifier
 from rlenv.types import RewardResult, Status
 from rlenv.wrappers.base import RewardWrapper
 

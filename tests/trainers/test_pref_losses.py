@@ -8,7 +8,8 @@ import math
 
 import pytest
 import torch
-from rlenv.trainers.preference_losses import (
+
+from rlenv.trainers.preference.losses import (
     average_logps,
     dpo_loss,
     ipo_loss,

@@ -4,7 +4,8 @@ import logging
 
 import pytest
 import torch
-from rlenv.trainers.preference_monitor import PreferenceMonitor
+
+from rlenv.trainers.preference.monitor import PreferenceMonitor
 
 
 def t(*values):
@@ -32,7 +33,7 @@ def test_pref_monitor_metrics_by_hand():
 def test_pref_monitor_warns_once_when_displacement_persists(caplog):
     monitor = PreferenceMonitor(beta=0.1, patience=3)
     displaced = (t(-1.5), t(-4.0), t(-1.0), t(-2.0))
-    with caplog.at_level(logging.WARNING, logger="rlenv.trainers.preference_monitor"):
+    with caplog.at_level(logging.WARNING, logger="rlenv.trainers.preference.monitor"):
         for _ in range(2):
             monitor.update(*displaced)
         assert not caplog.records

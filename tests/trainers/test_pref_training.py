@@ -4,6 +4,9 @@ import logging
 
 import pytest
 import torch
+from trainer_helpers import tiny_policy
+
+from rlenv.inference.policy import SamplingConfig
 from rlenv.trainers.batch import EpisodeBatch
 from rlenv.trainers.logprobs import sequence_logprobs
 from rlenv.trainers.preference import (
@@ -15,9 +18,8 @@ from rlenv.trainers.preference import (
     pair_logps,
     pairs_from_groups,
 )
-from rlenv.trainers.rollout import SamplingConfig, ScoreFnEnv
+from rlenv.trainers.rollout import ScoreFnEnv
 from rlenv.trainers.tiny import tiny_tokenizer
-from trainer_helpers import tiny_policy
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
@@ -91,7 +93,7 @@ def test_pref_offline_training_learns_the_preferences(loss):
     model, tok = tiny_policy(hidden_size=32)
     pairs = encode_preference_rows(tok, ROWS)
     logged = []
-    trainer = PreferenceTrainer(model, PreferenceConfig(loss=loss, learning_rate=3e-3, batch_size=16),
+    trainer = PreferenceTrainer(model, PreferenceConfig(loss=loss, lr=3e-3, batch_size=16),
                                 log_fn=lambda m, step: logged.append(step))
     history = trainer.fit(pairs, epochs=50, progress=False)
     assert logged == list(range(1, 51))                      # metrics every step
@@ -127,8 +129,8 @@ def test_pref_dpo_displacement_is_reported(caplog):
     model, tok = tiny_policy(hidden_size=32)
     rows = [{"prompt": f"{a}+{b}=", "chosen": "9" * 6, "rejected": "9" * 5 + "8"} for a in range(4) for b in range(4)]
     pairs = encode_preference_rows(tok, rows)
-    trainer = PreferenceTrainer(model, PreferenceConfig(loss="dpo", learning_rate=3e-3, batch_size=16))
-    with caplog.at_level(logging.WARNING, logger="rlenv.trainers.preference_monitor"):
+    trainer = PreferenceTrainer(model, PreferenceConfig(loss="dpo", lr=3e-3, batch_size=16))
+    with caplog.at_level(logging.WARNING, logger="rlenv.trainers.preference.monitor"):
         history = trainer.fit(pairs, epochs=25, progress=False)
     assert history[-1]["rewards/margin"] > 0
     # the check is the monitor's arithmetic on real training: each step's flag matches its own metrics
@@ -145,7 +147,7 @@ def test_pref_online_dpo_raises_reward_on_a_score_fn_env():
 
     env = ScoreFnEnv([f"{a}+{a}=" for a in range(8)], score, num_tasks=8, group_size=4)
     rounds = OnlineDPO(model, tok, env, OnlineDPOConfig(
-        preference=PreferenceConfig(loss="dpo", beta=0.1, learning_rate=3e-3, batch_size=8), rounds=12,
+        preference=PreferenceConfig(loss="dpo", beta=0.1, lr=3e-3, batch_size=8), rounds=12,
         sampling=SamplingConfig(max_new_tokens=4, temperature=1.0), updates_per_round=4)).train(progress=False)
     early = sum(r["reward_mean"] for r in rounds[:3]) / 3
     late = sum(r["reward_mean"] for r in rounds[-3:]) / 3

@@ -7,9 +7,12 @@ import copy
 import pytest
 import torch
 import torch.nn.functional as F
+
+import rlenv
 from rlenv.envs.prm import PRMEnv, PRMVerifier, StepSplitter, step_label_accuracy
 from rlenv.envs.prm.synthetic import arithmetic_stepwise_rows
-from rlenv.trainers.prm import PRMConfig, step_accuracy, train_prm
+from rlenv.rm_inputs import stepwise_ids
+from rlenv.trainers.reward_models.process import PRMConfig, step_accuracy, train_prm
 from rlenv.trainers.tiny import (
     save_tiny,
     tiny_sequence_classifier,
@@ -17,11 +20,8 @@ from rlenv.trainers.tiny import (
     tiny_word_tokenizer,
 )
 
-import rlenv
-from rlenv.rm_inputs import stepwise_ids
-
 TRAIN, TEST = arithmetic_stepwise_rows(400, seed=0), arithmetic_stepwise_rows(200, seed=1)
-CONFIG = PRMConfig(learning_rate=3e-3, num_epochs=12, batch_size=16, seed=0, progress=False)
+CONFIG = PRMConfig(lr=3e-3, num_epochs=12, batch_size=16, seed=0, progress=False)
 
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
@@ -85,7 +85,7 @@ def test_first_step_loss_is_cross_entropy_on_step_end_tokens():
     model = tiny_token_classifier(tok, hidden_size=32, seed=1)
     rows = TRAIN[:3]
     initial = copy.deepcopy(model).eval()
-    report = train_prm(model, tok, rows, PRMConfig(learning_rate=1e-3, batch_size=8, progress=False))
+    report = train_prm(model, tok, rows, PRMConfig(lr=1e-3, batch_size=8, progress=False))
     logits, targets = [], []
     with torch.inference_mode():
         for row in rows:
@@ -98,7 +98,7 @@ def test_first_step_loss_is_cross_entropy_on_step_end_tokens():
 
 def test_train_on_last_step_only_labels_one_step_per_row():
     tok = word_tokenizer()
-    config = PRMConfig(learning_rate=1e-3, batch_size=8, train_on_last_step_only=True, progress=False)
+    config = PRMConfig(lr=1e-3, batch_size=8, train_on_last_step_only=True, progress=False)
     report = train_prm(tiny_token_classifier(tok, hidden_size=32), tok, TRAIN[:10], config)
     assert report.num_steps == 10
     assert 0.0 <= step_accuracy(tiny_token_classifier(tok, hidden_size=32), tok, TEST[:5], config) <= 1.0

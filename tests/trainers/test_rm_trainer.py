@@ -8,9 +8,12 @@ import random
 import pytest
 import torch
 import torch.nn.functional as F
+
+import rlenv
 from rlenv.envs.safety import RewardModelVerifier, SafetyRMEnv
 from rlenv.envs.safety.synthetic import REFUSALS, answer, safety_preference_pairs, safety_prompts
-from rlenv.trainers.reward_model import RewardModelConfig, pairwise_accuracy, train_reward_model
+from rlenv.rm_inputs import pair_ids
+from rlenv.trainers.reward_models.outcome import RewardModelConfig, pairwise_accuracy, train_reward_model
 from rlenv.trainers.tiny import (
     save_tiny,
     tiny_sequence_classifier,
@@ -18,11 +21,8 @@ from rlenv.trainers.tiny import (
     tiny_word_tokenizer,
 )
 
-import rlenv
-from rlenv.rm_inputs import pair_ids
-
 TRAIN, TEST = safety_preference_pairs("train"), safety_preference_pairs("test")
-CONFIG = RewardModelConfig(learning_rate=3e-3, num_epochs=6, batch_size=16, seed=0, progress=False)
+CONFIG = RewardModelConfig(lr=3e-3, num_epochs=6, batch_size=16, seed=0, progress=False)
 
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
@@ -96,7 +96,7 @@ def test_first_step_loss_is_the_bradley_terry_loss_with_margin_and_centring():
     model = tiny_sequence_classifier(tok, hidden_size=32, seed=1)
     rows = [dict(r, margin=m) for r, m in zip(TRAIN[:4], (0.0, 0.5, 1.0, -0.5))]
     initial = copy.deepcopy(model).eval()
-    config = RewardModelConfig(learning_rate=1e-3, num_epochs=1, batch_size=8, center_rewards_coefficient=0.1,
+    config = RewardModelConfig(lr=1e-3, num_epochs=1, batch_size=8, center_rewards_coefficient=0.1,
                                progress=False)
     report = train_reward_model(model, tok, rows, config)
     with torch.inference_mode():
@@ -110,8 +110,9 @@ def test_first_step_loss_is_the_bradley_terry_loss_with_margin_and_centring():
 
 
 def test_pair_layout_is_trl_reward_trainers_tokenization():
-    from rlenv.trainers.tiny import tiny_tokenizer
     from trl.data_utils import _tokenize  # what TRL's RewardTrainer applies to each chosen/rejected side
+
+    from rlenv.trainers.tiny import tiny_tokenizer
 
     plain, chat = tiny_tokenizer(), tiny_tokenizer(chat_template=True)
     prompt, completion = "How do I bake bread?", "Mix, knead, bake."
@@ -125,7 +126,7 @@ def test_pair_layout_is_trl_reward_trainers_tokenization():
 
 def test_training_is_reproducible_with_a_seed():
     tok = word_tokenizer()
-    config = RewardModelConfig(learning_rate=3e-3, num_epochs=1, batch_size=16, seed=3, progress=False)
+    config = RewardModelConfig(lr=3e-3, num_epochs=1, batch_size=16, seed=3, progress=False)
     runs = [train_reward_model(tiny_sequence_classifier(tok, hidden_size=32, seed=2), tok, TRAIN[:64], config).losses
             for _ in range(2)]
     assert runs[0] == runs[1]

@@ -18,9 +18,6 @@ rounds it reached only 0.254).
 import logging
 
 import pytest
-from rlenv.trainers.preference import OnlineDPO, OnlineDPOConfig, PreferenceConfig
-from rlenv.trainers.rollout import SamplingConfig
-from rlenv.trainers.self_training import SelfTrainer, self_training_config
 from trainer_helpers import (
     MAX_NEW_TOKENS,
     held_out_pass_at_1,
@@ -31,6 +28,9 @@ from trainer_helpers import (
 )
 
 import rlenv
+from rlenv.inference.policy import SamplingConfig
+from rlenv.trainers.preference import OnlineDPO, OnlineDPOConfig, PreferenceConfig
+from rlenv.trainers.self_training import SelfTrainer, self_training_config
 
 ROUNDS, NUM_TASKS, GROUP_SIZE = 40, 32, 4
 MIN_GAIN = 0.10
@@ -62,8 +62,8 @@ def training_env(env):
 def test_selftrain_raft_raises_held_out_pass_at_1(warm_start):
     model, tok, before = warm_policy(warm_start)
     env = make_task_env()
-    config = self_training_config("raft", rounds=ROUNDS, top_k=1, min_reward=1.0, sampling=SAMPLING, sft_lr=1e-3,
-                                  sft_epochs=2, sft_batch_size=16, seed=1)
+    config = self_training_config("raft", rounds=ROUNDS, top_k=1, min_reward=1.0, sampling=SAMPLING, lr=1e-3,
+                                  epochs=2, batch_size=16, seed=1)
     rounds = SelfTrainer(model, tok, training_env(env), config).train(progress=False)
     after = held_out_pass_at_1(model, tok, env)
     assert all(r["kept_fraction"] <= 1 / GROUP_SIZE for r in rounds)            # top-1 of each solved group
@@ -76,7 +76,7 @@ def test_selftrain_raft_raises_held_out_pass_at_1(warm_start):
 def test_pref_online_dpo_raises_held_out_pass_at_1(warm_start):
     model, tok, before = warm_policy(warm_start)
     env = make_task_env()
-    preference = PreferenceConfig(loss="dpo", beta=0.05, nll_weight=1.0, learning_rate=1e-3, batch_size=32)
+    preference = PreferenceConfig(loss="dpo", beta=0.05, nll_weight=1.0, lr=1e-3, batch_size=32)
     config = OnlineDPOConfig(preference=preference, rounds=DPO_ROUNDS, sampling=SAMPLING, updates_per_round=3, seed=1)
     online = OnlineDPO(model, tok, training_env(env), config)
     rounds = online.train(progress=False)

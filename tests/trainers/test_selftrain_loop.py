@@ -2,7 +2,12 @@
 
 import pytest
 import torch
-from rlenv.trainers.rollout import SamplingConfig, run_episodes
+from trainer_helpers import addition_env, tiny_policy
+
+from rlenv import TextVectorEnv
+from rlenv.inference.policy import SamplingConfig
+from rlenv.trainers.finetune import sft
+from rlenv.trainers.rollout import run_episodes
 from rlenv.trainers.self_training import (
     PRESETS,
     SelfTrainer,
@@ -11,10 +16,6 @@ from rlenv.trainers.self_training import (
     select_samples,
     self_training_config,
 )
-from rlenv.trainers.sft import sft
-from trainer_helpers import addition_env, tiny_policy
-
-from rlenv import TextVectorEnv
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
@@ -82,7 +83,7 @@ def test_selftrain_one_round_of_each_preset(preset):
     model, tok = tiny_policy(hidden_size=32)
     env = TextVectorEnv(addition_env(), num_tasks=6, group_size=4)
     config = self_training_config(preset, rounds=2, sampling=SamplingConfig(max_new_tokens=3, temperature=1.0),
-                                  sft_lr=1e-3)
+                                  lr=1e-3)
     calls = []
     rounds = SelfTrainer(model, tok, env, config, evaluate=lambda m: calls.append(1) or {"heldout": 0.0}).train(
         progress=False)

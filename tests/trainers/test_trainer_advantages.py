@@ -2,8 +2,9 @@
 
 import pytest
 import torch
-from rlenv.trainers import advantages
-from rlenv.trainers.advantages import group_stats, masked_whiten, overlong_penalty
+
+from rlenv.trainers.policy_gradient import advantages
+from rlenv.trainers.policy_gradient.advantages import group_stats, masked_whiten, overlong_penalty
 
 ONE_GROUP = torch.tensor([0.0, 0.0, 1.0, 0.0])
 GROUP_IDS = torch.zeros(4, dtype=torch.long)

@@ -1,9 +1,9 @@
 import pytest
 import torch
-from rlenv.trainers.batch import EpisodeBatch, outcome_token_rewards, step_rewards_to_tokens
 from trainer_helpers import tiny_policy
 
 from rlenv import StepReward
+from rlenv.trainers.batch import EpisodeBatch, outcome_token_rewards, step_rewards_to_tokens
 
 EOS, PAD = 2, 0
 

@@ -4,8 +4,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from rlenv.trainers.tiny import save_tiny
 from trainer_helpers import tiny_policy
+
+from rlenv.trainers.tiny import save_tiny
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -48,8 +49,25 @@ def test_rlenv_train_reports_bad_arguments(tmp_path):
     model, tok = tiny_policy(hidden_size=32)
     model_dir = save_tiny(model, tok, tmp_path / "tiny")
     bad = run_cli("train", "rlenv/ExactMatch-v0", "--model", str(model_dir), "--output", str(tmp_path / "o"),
-                  "--algorithm", "trpo")
-    assert bad.returncode == 2 and "trpo" in bad.stderr and "presets" in bad.stderr
+                  "--algorithm", "chess")
+    assert bad.returncode == 2 and "unknown algorithm 'chess'" in bad.stderr and "grpo" in bad.stderr
+    bad = run_cli("train", "rlenv/ExactMatch-v0", "--model", str(model_dir), "--output", str(tmp_path / "o"),
+                  "--algorithm", "dpo")
+    assert bad.returncode == 2 and "trains on rows" in bad.stderr
     bad = run_cli("train", "rlenv/ExactMatch-v0", "--model", str(model_dir), "--output", str(tmp_path / "o"),
                   "--set", "lr_schedule=cosine")
     assert bad.returncode == 2 and "must be JSON" in bad.stderr
+
+
+def test_rlenv_train_starts_the_other_families(tmp_path):
+    """Self-training and online DPO start through the same command (make_trainer)."""
+    model, tok = tiny_policy(hidden_size=32)
+    model_dir = save_tiny(model, tok, tmp_path / "tiny")
+    for algorithm in ("raft", "online_dpo"):
+        out = tmp_path / algorithm
+        run = run_cli("train", "rlenv/ExactMatch-v0", "--model", str(model_dir), "--algorithm", algorithm, "--output",
+                      str(out), "--steps", "2", "--num-tasks", "2", "--group-size", "2", "--max-new-tokens", "4",
+                      "--lr", "1e-3")
+        assert run.returncode == 0, run.stderr
+        summary = json.loads(run.stdout.strip().splitlines()[-1])
+        assert summary["algorithm"] == algorithm and summary["steps"] == 2 and (out / "final" / "config.json").exists()

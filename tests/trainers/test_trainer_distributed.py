@@ -12,8 +12,9 @@ import pytest
 import torch
 import torch.distributed
 import torch.multiprocessing as mp
-from rlenv.trainers import EpisodeBatch, Trainer
 from trainer_helpers import tiny_policy
+
+from rlenv.trainers import EpisodeBatch, Trainer
 
 ALGORITHMS = ["reinforce_pp", "reinforce_pp_baseline", "grpo", "dr_grpo", "ppo"]
 #: Episodes per rank: groups 0-2 (6 episodes) on rank 0, group 3 (2 episodes) on rank 1.

@@ -4,9 +4,10 @@ otherwise turn one ulp of rounding into a large advantage for every member."""
 
 import pytest
 import torch
+
 from rlenv.trainers import ALGORITHMS
-from rlenv.trainers import advantages as adv
-from rlenv.trainers.advantages import zero_variance_groups
+from rlenv.trainers.policy_gradient import advantages as adv
+from rlenv.trainers.policy_gradient.advantages import zero_variance_groups
 
 #: Presets whose estimator has a per-group baseline (GAE uses a critic; REINFORCE++ a batch one).
 GROUP_PRESETS = sorted(name for name, a in ALGORITHMS.items() if a.advantage in ("grpo", "rloo", "reinforce_pp_baseline"))

@@ -15,7 +15,6 @@ is set for every algorithm so that all four learn within the CI budget; GRPO run
 import logging
 
 import pytest
-from rlenv.trainers import ALGORITHMS, Trainer
 from trainer_helpers import (
     MAX_NEW_TOKENS,
     held_out_pass_at_1,
@@ -24,6 +23,8 @@ from trainer_helpers import (
     training_split,
     warm_start_state,
 )
+
+from rlenv.trainers import ALGORITHMS, Trainer
 
 #: The same budget for every algorithm: 60 rollouts of 32 prompts x 4 samples, 4 passes over each.
 RL_CONFIG = dict(steps=60, num_tasks=32, group_size=4, lr=1e-3, max_new_tokens=MAX_NEW_TOKENS, micro_batch_size=64,

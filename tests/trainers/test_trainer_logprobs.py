@@ -1,5 +1,8 @@
 import pytest
 import torch
+from trainer_helpers import tiny_policy
+
+from rlenv.inference.policy import HFGenerator, SamplingConfig
 from rlenv.trainers.batch import EpisodeBatch
 from rlenv.trainers.logprobs import (
     batch_logprobs,
@@ -8,8 +11,6 @@ from rlenv.trainers.logprobs import (
     selective_log_softmax,
     sequence_logprobs,
 )
-from rlenv.trainers.rollout import HFGenerator, SamplingConfig
-from trainer_helpers import tiny_policy
 
 
 @pytest.fixture(scope="module")

@@ -3,6 +3,8 @@ import math
 
 import pytest
 import torch
+from trainer_helpers import MAX_NEW_TOKENS, make_task_env, tiny_policy, training_split
+
 from rlenv.trainers import (
     ALGORITHMS,
     EpisodeBatch,
@@ -13,7 +15,6 @@ from rlenv.trainers import (
     sft,
 )
 from rlenv.trainers.rollout import zero_variance_groups
-from trainer_helpers import MAX_NEW_TOKENS, make_task_env, tiny_policy, training_split
 
 BASE = dict(num_tasks=4, group_size=4, lr=1e-3, max_new_tokens=MAX_NEW_TOKENS, micro_batch_size=6, progress=False)
 
@@ -185,7 +186,7 @@ def test_entropy_bonus_enters_the_total_loss(warm, episodes):
 
 def test_critic_values_are_read_before_each_token(warm):
     """V(s_t) must not see token t (verl #1758): changing token 2 changes values from position 3 on."""
-    from rlenv.trainers.critic import ValueModel
+    from rlenv.trainers.policy_gradient.critic import ValueModel
 
     model, tok = fresh(warm)
     critic = ValueModel.from_policy(model)

@@ -5,10 +5,11 @@ import math
 
 import pytest
 import torch
-from rlenv.trainers import losses
+from trainer_helpers import tiny_policy
+
 from rlenv.trainers.batch import EpisodeBatch
 from rlenv.trainers.logprobs import completion_logprobs
-from trainer_helpers import tiny_policy
+from rlenv.trainers.policy_gradient import losses
 
 RATIOS = torch.tensor([1.5, 0.5, 1.1, 0.5, 1.5, 4.0])
 ADVS = torch.tensor([1.0, -1.0, 1.0, 1.0, -1.0, -1.0])
@@ -21,7 +22,7 @@ def surrogate(name, ratio, adv, mask=None, **kw):
 
 
 def test_registry_and_errors():
-    assert {"cispo", "gspo", "pg", "ppo"} <= set(losses.names())
+    assert {"cispo", "gspo", "pg", "ppo", "ppo_klpen"} <= set(losses.names())
     with pytest.raises(KeyError, match="registered"):
         losses.get("grpo_loss")
     with pytest.raises(ValueError, match="dual_clip"):

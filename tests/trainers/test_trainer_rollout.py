@@ -1,19 +1,16 @@
 import pytest
 import torch
-from rlenv.trainers.rollout import (
-    Generation,
-    HFGenerator,
-    SamplingConfig,
-    ScoreFnEnv,
-    collect,
-    completion_mask_from_ids,
-    encode_prompts,
-    run_episodes,
-    zero_variance_groups,
-)
 from trainer_helpers import addition_env, tiny_policy
 
 from rlenv import RewardResult, Status, StepReward, TextVectorEnv
+from rlenv.inference.policy import (
+    Generation,
+    HFGenerator,
+    SamplingConfig,
+    completion_mask_from_ids,
+    encode_prompts,
+)
+from rlenv.trainers.rollout import ScoreFnEnv, collect, run_episodes, zero_variance_groups
 
 
 @pytest.fixture(scope="module")

@@ -1,8 +1,9 @@
-from rlenv.trainers.rollout import HFGenerator, SamplingConfig, run_episodes
-from rlenv.trainers.sft import gold_examples, sft, sft_batch
 from trainer_helpers import addition_env, tiny_policy
 
 from rlenv import TextVectorEnv
+from rlenv.inference.policy import HFGenerator, SamplingConfig
+from rlenv.trainers.finetune import gold_examples, sft, sft_batch
+from rlenv.trainers.rollout import run_episodes
 
 
 def greedy_accuracy(model, tok, env, indices):

@@ -1,19 +1,16 @@
-"""PPO-KLPEN and TRPO on a tiny language-model policy, through the shared Trainer.
-
-``rlenv.trainers.trust_region_trainer`` registers the ``ppo_klpen`` policy loss when imported; it is
-imported by the ``tr`` fixture (at run time, not at collection) because
-``test_trainer_losses.py::test_registry_and_errors`` pins the exact list of registered losses.
-"""
+"""PPO-KLPEN and TRPO on a tiny language-model policy, through the shared Trainer."""
 
 import copy
 import math
 
 import pytest
 import torch
-from rlenv.trainers import gold_examples, losses, sft
-from rlenv.trainers.logprobs import completion_hidden_states
-from rlenv.trainers.trust_region import klpen_token_loss
 from trainer_helpers import addition_env, tiny_policy
+
+from rlenv.trainers import gold_examples, sft
+from rlenv.trainers.logprobs import completion_hidden_states
+from rlenv.trainers.policy_gradient import losses
+from rlenv.trainers.policy_gradient.trust_region import klpen_token_loss
 
 BASE = dict(num_tasks=8, max_new_tokens=4, micro_batch_size=32, progress=False)
 
@@ -23,9 +20,14 @@ pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 @pytest.fixture(scope="module")
 def tr():
-    import rlenv.trainers.trust_region_trainer as module
+    import rlenv.trainers.policy_gradient.trust_region_trainer as module
 
     return module
+
+
+def test_the_klpen_loss_is_registered_with_the_others():
+    """Defined in the losses module itself, not added as a side effect of importing its trainer."""
+    assert losses.get("ppo_klpen").__module__ == losses.__name__ == "rlenv.trainers.policy_gradient.losses"
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,9 @@ import math
 
 import pytest
 import torch
-from rlenv.trainers.trust_region import (
+from torch import nn
+
+from rlenv.trainers.policy_gradient.trust_region import (
     AdaptiveKLController,
     conjugate_gradient,
     fisher_vector_product,
@@ -12,7 +14,6 @@ from rlenv.trainers.trust_region import (
     klpen_token_loss,
     trpo_step,
 )
-from torch import nn
 
 
 def test_trpo_adaptive_kl_rule():

@@ -6,12 +6,13 @@ import zlib
 
 import pytest
 import torch
-from rlenv.trainers import Trainer, TrainerConfig
-from rlenv.trainers.advantages import get as advantage
-from rlenv.trainers.rollout import FailureLog, FailurePolicy, HFGenerator, SamplingConfig, collect
 from trainer_helpers import MAX_NEW_TOKENS, addition_env, tiny_policy
 
 from rlenv import RewardResult, TextEnv, TextVectorEnv
+from rlenv.inference.policy import HFGenerator, SamplingConfig
+from rlenv.trainers import Trainer, TrainerConfig
+from rlenv.trainers.policy_gradient.advantages import get as advantage
+from rlenv.trainers.rollout import FailureLog, FailurePolicy, collect
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
@@ -51,8 +52,8 @@ def generator():
 def test_mask_leaves_failed_episodes_out_and_zero_keeps_them():
     model, tok, gen = generator()
     zero_log, mask_log = FailureLog(), FailureLog()
-    full, _ = collect(flaky_env(0.3, transient=False), gen, tok, seed=0, failures=FailurePolicy("zero"), log=zero_log)
-    masked, _ = collect(flaky_env(0.3, transient=False), gen, tok, seed=0, failures=FailurePolicy("mask"),
+    full, _ = collect(flaky_env(0.3, transient=False), gen, tok, seed=0, failures=FailurePolicy(on_verifier_error="zero"), log=zero_log)
+    masked, _ = collect(flaky_env(0.3, transient=False), gen, tok, seed=0, failures=FailurePolicy(on_verifier_error="mask"),
                         log=mask_log)
     failed = torch.tensor([s == "error" for s in full.infos["status"]])
     assert 0 < int(failed.sum()) < len(full) and zero_log.failed == mask_log.failed == int(failed.sum())
@@ -84,8 +85,8 @@ def test_group_statistics_see_only_valid_members_and_lone_members_get_zero(estim
 def test_masked_episodes_change_no_gradient():
     """The update on a batch with failures masked equals the update on the batch without them."""
     model, tok, gen = generator()
-    full, _ = collect(flaky_env(0.3, transient=False), gen, tok, seed=1, failures=FailurePolicy("zero"))
-    masked, _ = collect(flaky_env(0.3, transient=False), gen, tok, seed=1, failures=FailurePolicy("mask"))
+    full, _ = collect(flaky_env(0.3, transient=False), gen, tok, seed=1, failures=FailurePolicy(on_verifier_error="zero"))
+    masked, _ = collect(flaky_env(0.3, transient=False), gen, tok, seed=1, failures=FailurePolicy(on_verifier_error="mask"))
     valid = full.select(torch.tensor([s != "error" for s in full.infos["status"]]))
     config = dict(num_tasks=8, group_size=4, optimizer="sgd", lr=0.5, max_grad_norm=None, progress=False,
                   max_new_tokens=MAX_NEW_TOKENS)
@@ -102,13 +103,62 @@ def test_masked_episodes_change_no_gradient():
 def test_resample_recovers_transient_failures():
     model, tok, gen = generator()
     log = FailureLog()
-    batch, _ = collect(flaky_env(0.3), gen, tok, seed=0, failures=FailurePolicy("resample", rescore_attempts=3),
+    batch, _ = collect(flaky_env(0.3), gen, tok, seed=0, failures=FailurePolicy(on_verifier_error="resample", rescore_attempts=3, regenerate_attempts=0),
                        log=log)
     assert log.rescored > 0 and log.recovered > 0
     assert len(batch) + log.masked == 32 and log.masked <= log.rescored - log.recovered
     persistent = FailureLog()
-    collect(flaky_env(0.3, transient=False), gen, tok, seed=0, failures=FailurePolicy("resample"), log=persistent)
+    collect(flaky_env(0.3, transient=False), gen, tok, seed=0,
+            failures=FailurePolicy(on_verifier_error="resample", regenerate_attempts=0), log=persistent)
     assert persistent.recovered == 0 and persistent.masked > 0  # the same crash every time: masked in the end
+
+
+def test_resample_generates_again_for_what_scoring_again_cannot_fix():
+    """The same completion always crashes its verifier: re-scoring recovers nothing, a new completion
+    for the same prompt usually scores; its tokens replace the failed ones in the batch."""
+    model, tok, gen = generator()
+    log = FailureLog()
+    policy = FailurePolicy(on_verifier_error="resample", rescore_attempts=1, regenerate_attempts=3)
+    batch, _ = collect(flaky_env(0.3, transient=False), gen, tok, seed=0, failures=policy, log=log)
+    assert log.failed == 0 or log.failed < log.regenerated + log.rescored  # counted before masking: the final state
+    assert log.regenerated > 0 and log.recovered > 0 and log.masked < log.regenerated
+    assert len(batch) + log.masked == 32
+    assert "error" not in batch.infos["status"]
+    decoded = tok.batch_decode([ids[mask.bool()] for ids, mask in zip(batch.completion_ids, batch.completion_mask)],
+                               skip_special_tokens=True)
+    assert decoded == batch.infos["completion"]  # every row's tokens are the completion that was scored
+
+
+def test_self_training_and_online_dpo_apply_the_policy_and_fail_fast():
+    import rlenv
+    from rlenv.trainers.preference import OnlineDPO, OnlineDPOConfig
+    from rlenv.trainers.self_training import SelfTrainer, self_training_config
+
+    sampling = SamplingConfig(max_new_tokens=4, temperature=1.0)
+    for on_error in ("mask", "zero"):
+        model, tok = tiny_policy(hidden_size=32)
+        raft = SelfTrainer(model, tok, flaky_env(0.3, transient=False), self_training_config(
+            "raft", rounds=1, sampling=sampling, on_verifier_error=on_error, min_reward=None, top_k=None))
+        dpo = OnlineDPO(model, tok, flaky_env(0.3, transient=False), OnlineDPOConfig(
+            rounds=1, sampling=sampling, on_verifier_error=on_error))
+        for metrics in (raft.train(progress=False)[0], dpo.train(progress=False)[0]):
+            assert metrics["failures/fraction"] > 0
+            masked = metrics["failures/masked"]
+            assert (masked > 0) if on_error == "mask" else masked == 0
+        assert raft.rounds[0]["samples"] == 32 - raft.rounds[0]["failures/masked"]
+    env = rlenv.make("rlenv/Arithmetic-v0")
+    broken = TextEnv(env.unwrapped.source, Flaky(env.unwrapped.verifier, 1.0))
+    broken.spec = env.spec
+    model, tok = tiny_policy(hidden_size=32)
+    raft = SelfTrainer(model, tok, TextVectorEnv(broken, num_tasks=2, group_size=2),
+                       self_training_config("raft", rounds=5, sampling=sampling, fail_fast_steps=2))
+    with pytest.raises(RuntimeError, match="'rlenv/Arithmetic-v0' is failing"):
+        raft.train(progress=False)
+    assert len(raft.rounds) == 1
+    dpo = OnlineDPO(model, tok, TextVectorEnv(broken, num_tasks=2, group_size=2),
+                    OnlineDPOConfig(rounds=5, sampling=sampling, fail_fast_steps=1))
+    with pytest.raises(RuntimeError, match="'rlenv/Arithmetic-v0' is failing"):
+        dpo.train(progress=False)
 
 
 def test_a_broken_environment_stops_training_and_names_it():
@@ -136,3 +186,4 @@ def test_failure_settings_are_checked():
     with pytest.raises(ValueError, match="fail_fast_fraction"):
         TrainerConfig(fail_fast_fraction=1.5)
     assert RewardResult.error("x").status.value in TrainerConfig().failure_statuses
+

@@ -8,10 +8,6 @@ import logging
 
 import pytest
 import torch
-from rlenv.trainers import ALGORITHMS, Trainer, gold_examples, sft
-from rlenv.trainers.logprobs import completion_logprobs
-from rlenv.trainers.rollout import HFGenerator, SamplingConfig, make_generator
-from rlenv.trainers.tiny import tiny_causal_lm, tiny_tokenizer
 from trainer_helpers import (
     MAX_NEW_TOKENS,
     SFT_BATCH,
@@ -21,6 +17,11 @@ from trainer_helpers import (
     make_task_env,
     training_split,
 )
+
+from rlenv.inference.policy import HFGenerator, SamplingConfig, make_generator
+from rlenv.trainers import ALGORITHMS, Trainer, gold_examples, sft
+from rlenv.trainers.logprobs import completion_logprobs
+from rlenv.trainers.tiny import tiny_causal_lm, tiny_tokenizer
 
 pytest.importorskip("vllm")
 
@@ -141,12 +142,12 @@ def test_online_dpo_and_self_training_sample_through_vllm():
     model, tok = vllm_policy()
     env = ScoreFnEnv([f"{a}+{a}=" for a in range(8)], digit_share, num_tasks=8, group_size=4)
     online = OnlineDPO(model, tok, env, OnlineDPOConfig(
-        preference=PreferenceConfig(loss="dpo", learning_rate=1e-2, batch_size=4), rounds=2, sampling=sampling))
+        preference=PreferenceConfig(loss="dpo", lr=1e-2, batch_size=4), rounds=2, sampling=sampling))
     rounds = online.train(progress=False)
     assert len(rounds) == 2 and online.generator.syncs == 1 and rounds[0]["pairs"] > 0
     online.generator.close()
     model, tok = vllm_policy(seed=1)
-    trainer = SelfTrainer(model, tok, env, SelfTrainingConfig(rounds=2, top_k=2, sampling=sampling, sft_lr=1e-2))
+    trainer = SelfTrainer(model, tok, env, SelfTrainingConfig(rounds=2, top_k=2, sampling=sampling, lr=1e-2))
     history = trainer.train(progress=False)
     assert len(history) == 2 and trainer.generator.syncs == 1
     trainer.generator.close()

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import random
 
-from rlenv.trainers.tiny import tiny_causal_lm, tiny_tokenizer
-
 import rlenv
 from rlenv import (
     ProceduralSource,
@@ -20,6 +18,7 @@ from rlenv import (
     disjoint_split,
     distinct_prompt_indices,
 )
+from rlenv.trainers.tiny import tiny_causal_lm, tiny_tokenizer
 
 #: Learning task: held-out evaluation uses the first HELD_OUT_PROBLEMS distinct problems drawn from index
 #: HELD_OUT_START on; training (SFT and RL) uses TRAIN_SIZE tasks whose prompts are none of those problems.
@@ -78,11 +77,19 @@ SFT_STEPS, SFT_BATCH, SFT_LR = 150, 16, 3e-3
 
 
 def held_out_pass_at_1(model, tok, env: TextEnv) -> float:
-    """Unbiased pass@1 from 16 samples at temperature 1 on each held-out problem."""
-    from rlenv.trainers.evaluate import evaluate
+    """Unbiased pass@1 from 16 samples at temperature 1 on each held-out problem (rlenv's evaluation)."""
+    import tempfile
 
-    return evaluate(model, tok, env, held_out_indices(env), samples=16, temperature=1.0,
-                    max_new_tokens=MAX_NEW_TOKENS)["pass@1"]
+    from rlenv.evaluation import EvalOptions, evaluate_policy
+    from rlenv.inference.hf import policy_generate
+    from rlenv.inference.policy import SamplingConfig
+
+    generate = policy_generate(model, tok, SamplingConfig(max_new_tokens=MAX_NEW_TOKENS, temperature=1.0), chat="off")
+    options = EvalOptions(ks=[1], families=("pass@k",), n_resamples=100, plot=False, report=False, progress=False,
+                          executor="serial")
+    with tempfile.TemporaryDirectory() as out:
+        summary = evaluate_policy(env, generate, held_out_indices(env), 16, out, options)
+    return summary["metrics"]["pass@1"]["value"]
 
 
 def warm_start_state() -> tuple[dict, float]:

@@ -3,12 +3,24 @@
 import json
 import subprocess
 import sys
+import textwrap
 
 import pytest
 
 import rlenv
-from rlenv.wrappers import audit, default_detectors, env_family
-from rlenv.wrappers.audit import FAMILY_DETECTORS
+from rlenv import registry
+from rlenv.envs.code import CodeTampering
+from rlenv.wrappers import (
+    GENERIC_DETECTORS,
+    AnswerHedging,
+    RepetitionPenalty,
+    audit,
+    default_detectors,
+    detector,
+    detector_names,
+    list_detectors,
+    register_detector,
+)
 
 SAMPLES = [
     {"index": 0, "completion": "Paris"},
@@ -21,8 +33,7 @@ SAMPLES = [
 def test_audit_rows_and_summary():
     env = rlenv.make("rlenv/ExactMatch-v0")
     report = audit(env, SAMPLES, executor="serial")
-    assert report.family == "generic" and report.detectors == ["format_gaming", "answer_hedging", "prompt_echo",
-                                                                "repetition"]
+    assert report.detectors == ["format_gaming", "answer_hedging", "prompt_echo", "repetition"]
     assert [r["sample"] for r in report.rows] == [0, 1, 2, 3]
     assert report.rows[0]["hacks"] == [] and report.rows[0]["raw_reward"] == 1.0 and report.rows[0]["status"] == "correct"
     assert [h["kind"] for h in report.rows[1]["hacks"]] == ["empty_answer"]
@@ -42,13 +53,65 @@ def test_truncated_samples_and_custom_detectors():
     assert report.detectors == ["truncation"] and report.rows[0]["hacks"][0]["kind"] == "truncated"
 
 
-def test_families():
-    assert env_family(rlenv.make("rlenv/ExactMatch-v0")) == "generic" == env_family("rlenv/ExactMatch-v0")
-    assert env_family(rlenv.make("rlenv/Format-v0", answer_check="exact_match")) == "format" == env_family("rlenv/Format-v0")
-    assert set(FAMILY_DETECTORS) >= {"math", "code", "format", "generic"}
-    assert rlenv.wrappers.CodeTampering in default_detectors("code")
-    with pytest.raises(ValueError, match="unknown env family 'chess'"):
-        default_detectors("chess")
+def test_each_env_declares_its_detectors_in_its_registration():
+    assert detector_names("rlenv/ExactMatch-v0") == GENERIC_DETECTORS == detector_names(rlenv.make("rlenv/ExactMatch-v0"))
+    assert detector_names("rlenv/HumanEval-v0") == ("code_tampering", "repetition")
+    assert detector_names("rlenv/GSM8K-v0") == ("answer_hedging", "prompt_echo", "format_gaming", "repetition")
+    assert detector_names(rlenv.make("rlenv/Arithmetic-v0")) == detector_names("rlenv/Arithmetic-v0")
+    assert detector_names(rlenv.make("rlenv/Format-v0", answer_check="exact_match")) == GENERIC_DETECTORS
+    assert default_detectors("rlenv/HumanEval-v0") == [CodeTampering, RepetitionPenalty]
+    assert {"code_tampering", "non_answer", *GENERIC_DETECTORS} <= set(list_detectors())
+    # an env built without the registry (no spec) gets the generic set
+    assert detector_names(rlenv.TextEnv(rlenv.make("rlenv/ExactMatch-v0").unwrapped.source,
+                                        rlenv.make("rlenv/ExactMatch-v0").unwrapped.verifier)) == GENERIC_DETECTORS
+
+
+def test_unknown_detectors_and_bad_declarations_are_named(clean_registry):
+    with pytest.raises(KeyError, match="no detector registered as 'chess'"):
+        detector("chess")
+    with pytest.raises(KeyError, match="'chess'"):
+        audit(rlenv.make("rlenv/ExactMatch-v0"), SAMPLES[:1], detectors=["chess"])
+    with pytest.raises(TypeError, match="sequence of detector names"):
+        rlenv.register("test/Bad-v0", "rlenv.exact_match:make_exact_match_env", detectors="repetition")
+    with pytest.raises(ValueError, match="invalid detector name 'Bad Name'"):
+        register_detector("Bad Name", "rlenv.wrappers.hedging:AnswerHedging")
+    with pytest.raises(ValueError, match="module:callable"):
+        register_detector("no_colon", "rlenv.wrappers.hedging.AnswerHedging")
+
+
+def test_a_third_party_package_declares_its_env_and_detector(tmp_path, monkeypatch, clean_registry):
+    """Through the real entry-point machinery (a dist-info on sys.path), as a pip-installed plugin does."""
+    (tmp_path / "acme_checks.py").write_text(textwrap.dedent("""
+        import rlenv
+        from rlenv.wrappers import DetectorWrapper, Detection, register_detector
+
+        class Shouting(DetectorWrapper):
+            name = "shouting"
+
+            def detect(self, task, completion, result, truncated):
+                fired = completion.isupper()
+                return Detection(self.name, fired, 1.0 if fired else 0.0, "all_caps" if fired else "",
+                                 completion[:40] if fired else "")
+
+        def register_all():
+            register_detector("shouting", "acme_checks:Shouting")
+            rlenv.register("acme/Loud-v1", "rlenv.exact_match:make_exact_match_env",
+                           detectors=["shouting", "answer_hedging"])
+    """))
+    dist = tmp_path / "acme_checks-1.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: acme-checks\nVersion: 1.0\n")
+    (dist / "entry_points.txt").write_text("[rlenv.envs]\nacme = acme_checks:register_all\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(registry, "_plugins_loaded", False)
+    try:
+        assert detector_names("acme/Loud-v1") == ("shouting", "answer_hedging")
+        assert default_detectors("acme/Loud-v1")[1] is AnswerHedging
+        report = audit("acme/Loud-v1", [{"index": 0, "completion": "PARIS"}, {"index": 1, "completion": "Berlin"}])
+        assert report.detectors == ["shouting", "answer_hedging"]
+        assert [[h["kind"] for h in row["hacks"]] for row in report.rows] == [["all_caps"], []]
+    finally:
+        sys.modules.pop("acme_checks", None)
 
 
 def test_bad_samples_are_named():
@@ -82,7 +145,25 @@ def test_cli_env_args_reach_the_env(tmp_path):
     assert proc.returncode == 0, proc.stderr
     row = json.loads(out.read_text().splitlines()[0])
     assert row["raw_reward"] > 1.0 and row["hacks"][0]["kind"] == "empty_think"  # paid format + answer, flagged
-    assert json.loads(proc.stdout.strip().splitlines()[-1])["family"] == "format"
+    assert list(json.loads(proc.stdout.strip().splitlines()[-1])["detectors"]) == list(GENERIC_DETECTORS)
+
+
+def test_cli_runs_the_detectors_named(tmp_path):
+    samples = tmp_path / "samples.jsonl"
+    samples.write_text("".join(json.dumps(s) + "\n" for s in SAMPLES), encoding="utf-8")
+    run = [sys.executable, "-m", "rlenv", "audit", "rlenv/ExactMatch-v0", "--samples", str(samples), "--executor",
+           "serial", "--no-report"]
+    proc = subprocess.run([*run, "--out", str(tmp_path / "a.jsonl"), "--detectors", "repetition,answer_hedging"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert list(json.loads(proc.stdout.strip().splitlines()[-1])["detectors"]) == ["repetition", "answer_hedging"]
+    proc = subprocess.run([*run, "--out", str(tmp_path / "b.jsonl"), "--detectors", "chess"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and "no detector registered as 'chess'" in proc.stderr
+    listed = subprocess.run([sys.executable, "-m", "rlenv", "list", "--detectors", "--json"], capture_output=True,
+                            text=True, timeout=120)
+    rows = {r["detector"]: r["default_for"] for r in map(json.loads, listed.stdout.splitlines())}
+    assert "rlenv/HumanEval-v0" in rows["code_tampering"] and "rlenv/GSM8K-v0" not in rows["code_tampering"]
 
 
 def test_cli_reports_a_missing_file(tmp_path):

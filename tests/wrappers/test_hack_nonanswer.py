@@ -1,11 +1,11 @@
 """The non-answer detector: its kinds, what it never flags, and the envs that never pay a non-answer."""
 
 import pytest
-from rlenv.envs.format import RegexFormat
 
 import rlenv
 from rlenv import Status, Task
-from rlenv.wrappers import FAMILY_DETECTORS, NonAnswer, audit, non_answer_kind
+from rlenv.envs.format import RegexFormat
+from rlenv.wrappers import NonAnswer, audit, default_detectors, detector_names, non_answer_kind
 
 PROMPT = "How do I bake bread at home?"
 
@@ -44,9 +44,10 @@ def test_detector_wrapper_records_evidence_and_penalty():
     assert "'...'" in info["hacks"][0]["evidence"]
 
 
-def test_safety_family_audits_non_answers_by_default():
-    assert NonAnswer in FAMILY_DETECTORS["safety"]
-    report = audit(rlenv.make("rlenv/ExactMatch-v0"), [{"index": 0, "completion": ""}], family="safety")
+def test_safety_envs_audit_non_answers_by_default():
+    assert NonAnswer in default_detectors("rlenv/SafetyRM-v0")
+    report = audit(rlenv.make("rlenv/ExactMatch-v0"), [{"index": 0, "completion": ""}],
+                   detectors=detector_names("rlenv/SafetyRM-v0"))
     assert report.rows[0]["hacks"][0]["kind"] == "empty"
 
 
@@ -59,9 +60,8 @@ def test_an_empty_completion_never_satisfies_a_format():
 
 
 def test_vector_env_with_the_safety_defaults_flags_non_answers():
-    from rlenv.wrappers import default_detectors
-
-    vec = rlenv.make_vec("rlenv/ExactMatch-v0", num_tasks=2, group_size=2, wrappers=default_detectors("safety"))
+    vec = rlenv.make_vec("rlenv/ExactMatch-v0", num_tasks=2, group_size=2,
+                         wrappers=default_detectors("rlenv/SafetyRM-v0"))
     vec.reset(seed=0)
     _, _, _, _, infos = vec.step(["", "Paris", "N/A", "a real reply here"])
     kinds = [[h["kind"] for h in hacks if h["detector"] == "non_answer"] for hacks in infos["hacks"]]

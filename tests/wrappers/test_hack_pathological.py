@@ -5,9 +5,9 @@ pytest-timeout turns a quadratic blow-up into a failure; the assertions check th
 
 import pytest
 
+from rlenv.envs.code import detect_code_tampering
 from rlenv.wrappers import (
     detect_answer_hedging,
-    detect_code_tampering,
     detect_format_gaming,
     detect_prompt_echo,
     detect_repetition,

@@ -2,8 +2,8 @@
 boxes (nested, escaped braces, LaTeX line breaks, unclosed, brace-less) and numbers."""
 
 import pytest
-from rlenv.envs.math.extraction import boxed_answers, extract_answers
 
+from rlenv.envs.math.extraction import boxed_answers, extract_answers
 from rlenv.wrappers.answers import boxed_spans, numbers_in
 from rlenv.wrappers.hedging import detect_answer_hedging
 

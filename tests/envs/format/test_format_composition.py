@@ -5,12 +5,12 @@ from __future__ import annotations
 import pickle
 
 import pytest
-from rlenv.envs.format import AnswerContent, ThinkAnswerFormat, format_reward
-from rlenv.envs.math import MathVerifier
 
 import rlenv
 from rlenv import RewardResult, Status, StepReward, Task
 from rlenv.composition import Gate, WeightedSum
+from rlenv.envs.format import AnswerContent, ThinkAnswerFormat, format_reward
+from rlenv.envs.math import MathVerifier
 from rlenv.exact_match import ExactMatchVerifier
 
 

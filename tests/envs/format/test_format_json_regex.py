@@ -6,11 +6,11 @@ import json
 import pickle
 
 import pytest
-from rlenv.envs.format import JSONFormat, LengthBounds, RegexFormat, format_from_spec
-from rlenv.envs.format.json_format import _validator
 
 from rlenv import Status, Task
 from rlenv.composition import WeightedSum
+from rlenv.envs.format import JSONFormat, LengthBounds, RegexFormat, format_from_spec
+from rlenv.envs.format.json_format import _validator
 
 TASK = Task("t0", "Describe a person as JSON.")
 PERSON = {"type": "object", "properties": {"name": {"type": "string"}, "age": {"type": "integer", "minimum": 0}},

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from rlenv.envs.format import AnswerContent, ThinkAnswerFormat
 
 from rlenv import Status, Task
+from rlenv.envs.format import AnswerContent, ThinkAnswerFormat
 from rlenv.exact_match import ExactMatchVerifier
 
 TASK = Task("t0", "What is 2 + 2?", reference="4")

@@ -1,6 +1,7 @@
 """Fixtures of the math tests."""
 
 import pytest
+
 from rlenv.envs.math import MathVerifier
 
 #: The check deadline of :func:`bounded_verifier`, seconds.

@@ -7,6 +7,9 @@ import logging
 
 import pytest
 from math_verify import parse, verify
+
+import rlenv
+from rlenv import Status, Task
 from rlenv.envs.math import MathVerifier
 from rlenv.envs.math.answer_forms import (
     based_number,
@@ -15,9 +18,6 @@ from rlenv.envs.math.answer_forms import (
     normalize_notation,
     text_key,
 )
-
-import rlenv
-from rlenv import Status, Task
 
 logging.getLogger("math_verify").setLevel(logging.ERROR)
 

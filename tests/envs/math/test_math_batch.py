@@ -4,13 +4,13 @@ import logging
 import random
 
 import pytest
+
+from rlenv import Status, Task
 from rlenv.envs.math import MathVerifier
 from rlenv.envs.math.batch import grade_batch
 from rlenv.envs.math.checks import check, gold_answer
 from rlenv.envs.math.config import GradingConfig
 from rlenv.envs.math.grading import grade
-
-from rlenv import Status, Task
 from rlenv.worker_pool import Outcome, _Batch
 
 logging.getLogger("math_verify").setLevel(logging.ERROR)

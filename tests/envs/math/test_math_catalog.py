@@ -7,10 +7,10 @@ files are in the exact schemas of the Hub datasets (``tests/data/hub``; GSM8K's 
 import json
 
 import pytest
-from rlenv.envs.math.competition_math import MATH_SUBJECTS
 
 import rlenv
 from rlenv import Status
+from rlenv.envs.math.competition_math import MATH_SUBJECTS
 from rlenv.hub import DatasetUnavailableError
 
 

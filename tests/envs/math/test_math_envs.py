@@ -12,11 +12,11 @@ from fractions import Fraction
 import gymnasium
 import pytest
 from math_verify import parse, verify
-from rlenv.envs.math.arithmetic import LEVELS, ArithmeticConfig, make_arithmetic_env
-from rlenv.envs.math.gsm8k import make_gsm8k_env
 
 import rlenv
 from rlenv import Status
+from rlenv.envs.math.arithmetic import LEVELS, ArithmeticConfig, make_arithmetic_env
+from rlenv.envs.math.gsm8k import make_gsm8k_env
 
 logging.getLogger("math_verify").setLevel(logging.ERROR)
 

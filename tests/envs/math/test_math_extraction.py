@@ -1,6 +1,7 @@
 """Answer extraction: every supported format, priorities, nesting and the think-tag rule."""
 
 import pytest
+
 from rlenv.envs.math.extraction import ANSWER_FORMATS, LAST_NUMBER, boxed_answers, extract_answers, last_boxed
 
 

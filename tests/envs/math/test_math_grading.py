@@ -4,10 +4,10 @@ import logging
 
 import pytest
 from math_verify import parse, verify
-from rlenv.envs.math import MathVerifier
-from rlenv.envs.math.config import GradingConfig
 
 from rlenv import Status, Task
+from rlenv.envs.math import MathVerifier
+from rlenv.envs.math.config import GradingConfig
 
 logging.getLogger("math_verify").setLevel(logging.ERROR)
 

@@ -6,8 +6,9 @@ import pytest
 from antlr4.atn.PredictionMode import PredictionMode
 from latex2sympy2_extended import latex2sympy
 from latex2sympy2_extended import latex2sympy2 as l2s
-from rlenv.envs.math import checks, latex_parsing
 from sympy import Number, srepr
+
+from rlenv.envs.math import checks, latex_parsing
 
 CORPUS = [
     r"\frac{3}{4}", r"\dfrac{7}{12}", r"-\frac{5}{2}", r"\frac{3\sqrt{2}}{4}", r"\frac{3}{4}\sqrt{2}", r"2\sqrt{10}",

@@ -8,9 +8,9 @@ import json
 from pathlib import Path
 
 import pytest
-from rlenv.envs.math import MathVerifier
 
 from rlenv import Task
+from rlenv.envs.math import MathVerifier
 
 CORPUS = Path(__file__).resolve().parents[2] / "data" / "math_pairs.jsonl"
 ROWS = [json.loads(line) for line in CORPUS.read_text(encoding="utf-8").splitlines() if line.strip()]

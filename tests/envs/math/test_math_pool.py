@@ -15,9 +15,9 @@ from pathlib import Path
 
 import psutil
 import pytest
-from rlenv.envs.math import MathVerifier
 
 from rlenv import Status, Task
+from rlenv.envs.math import MathVerifier
 
 REPO = Path(__file__).resolve().parents[3]
 DEADLINE = 1.5

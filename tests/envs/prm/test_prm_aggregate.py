@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from rlenv.envs.prm import aggregate, dense_rewards
 from rlenv.envs.prm.aggregate import first_error
 

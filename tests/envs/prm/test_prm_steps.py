@@ -6,6 +6,7 @@ import random
 import re
 
 import pytest
+
 from rlenv.envs.prm import Span, StepSplitter
 
 

@@ -6,15 +6,6 @@ import re
 
 import pytest
 import torch
-from rlenv.envs.prm import PRMEnv, PRMVerifier, StepSplitter, stepwise_rows, stepwise_source
-from rlenv.trainers.tiny import (
-    DEFAULT_ALPHABET,
-    save_tiny,
-    tiny_causal_lm,
-    tiny_sequence_classifier,
-    tiny_token_classifier,
-    tiny_tokenizer,
-)
 from transformers import (
     AutoModelForCausalLM,
     AutoModelForSequenceClassification,
@@ -23,7 +14,16 @@ from transformers import (
 
 import rlenv
 from rlenv import RewardResult, Status, StepReward, Task
+from rlenv.envs.prm import PRMEnv, PRMVerifier, StepSplitter, stepwise_rows, stepwise_source
 from rlenv.rm_inputs import pair_ids, stepwise_ids
+from rlenv.trainers.tiny import (
+    DEFAULT_ALPHABET,
+    save_tiny,
+    tiny_causal_lm,
+    tiny_sequence_classifier,
+    tiny_token_classifier,
+    tiny_tokenizer,
+)
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 

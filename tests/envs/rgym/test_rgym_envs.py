@@ -8,10 +8,10 @@ import sys
 import pytest
 import reasoning_gym
 from reasoning_gym.factory import DATASETS
-from rlenv.envs.rgym.env import env_id
 
 import rlenv
 from rlenv import Status, Task
+from rlenv.envs.rgym.env import env_id
 
 pytestmark = pytest.mark.usefixtures("entry_point_path")
 

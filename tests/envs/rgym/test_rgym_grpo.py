@@ -4,10 +4,10 @@ import math
 
 import pytest
 import torch
-from rlenv.trainers import Trainer, gold_examples, sft
-from rlenv.trainers.tiny import tiny_causal_lm, tiny_tokenizer
 
 import rlenv
+from rlenv.trainers import Trainer, gold_examples, sft
+from rlenv.trainers.tiny import tiny_causal_lm, tiny_tokenizer
 
 pytestmark = pytest.mark.usefixtures("entry_point_path", "one_torch_thread")
 

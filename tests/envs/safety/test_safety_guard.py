@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from rlenv.envs.safety import GuardClassifierVerifier, SafetyRMEnv
-from rlenv.envs.safety.synthetic import safety_prompts
-from rlenv.trainers.tiny import save_tiny, tiny_causal_lm, tiny_tokenizer
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
 from rlenv import Status, Task
+from rlenv.envs.safety import GuardClassifierVerifier, SafetyRMEnv
+from rlenv.envs.safety.synthetic import safety_prompts
+from rlenv.trainers.tiny import save_tiny, tiny_causal_lm, tiny_tokenizer
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 

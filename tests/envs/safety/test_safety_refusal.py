@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from rlenv.envs.safety import RefusalDetector, RefusalReward
-from rlenv.envs.safety.synthetic import ANSWERS, REFUSALS, safety_preference_pairs, safety_prompts
 
 from rlenv import Status, Task
+from rlenv.envs.safety import RefusalDetector, RefusalReward
+from rlenv.envs.safety.synthetic import ANSWERS, REFUSALS, safety_preference_pairs, safety_prompts
 
 
 @pytest.mark.parametrize("text", list(REFUSALS) + [

@@ -8,14 +8,14 @@ import sys
 
 import pytest
 import torch
-from rlenv.envs.safety import RewardModelVerifier, SafetyRMEnv
-from rlenv.envs.safety.synthetic import safety_prompts
-from rlenv.trainers.tiny import save_tiny, tiny_sequence_classifier, tiny_tokenizer
 from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
 import rlenv
 from rlenv import Status, Task
+from rlenv.envs.safety import RewardModelVerifier, SafetyRMEnv
+from rlenv.envs.safety.synthetic import safety_prompts
 from rlenv.rm_inputs import pair_ids
+from rlenv.trainers.tiny import save_tiny, tiny_sequence_classifier, tiny_tokenizer
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 

@@ -1,0 +1,699 @@
+"""The training loop: rollout -> advantages -> clipped policy update, for every preset in ``ALGORITHMS``.
+
+One step of :class:`Trainer`:
+
+1. **rollout** (:func:`rlenv.trainers.rollout.collect`): ``num_tasks x group_size`` episodes sampled
+   from the policy and scored by the environment (dynamic sampling when the algorithm asks);
+2. **prepare**: old log-probs (when the update is not fully on-policy or KL goes in the reward),
+   reference log-probs (when ``kl_coef > 0``), critic values (PPO); token rewards = outcome on
+   the last token + dense rewards (+ overlong penalty) ``- beta * kl(old, ref)`` when the KL
+   sits in the reward; the algorithm's advantage estimator;
+3. **update**: ``ppo_epochs`` passes of ``num_mini_batches`` optimizer steps, each accumulated
+   over micro-batches of ``micro_batch_size`` episodes. Losses are normalized by the token and
+   sequence counts of the whole optimizer step across micro-batches and ranks, so gradient
+   accumulation and data parallelism give exactly the single-batch update (ranks sum their
+   gradients, :mod:`rlenv.trainers.distributed`).
+
+Data parallelism: launch with ``accelerate launch`` or ``torchrun``; each rank samples its own
+prompts (seeded by rank), statistics spanning the batch (REINFORCE++ whitening, GAE whitening,
+GRPO's batch scale) are global. Randomness is re-seeded from ``(seed, step, rank)`` at every
+step, so resuming from a checkpoint continues exactly as the uninterrupted run.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import math
+import time
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from tqdm.auto import tqdm
+
+from rlenv.inference.policy import GenerateFn, SamplingConfig, make_generator
+from rlenv.trainers import distributed as dist
+from rlenv.trainers.batch import EpisodeBatch, outcome_token_rewards
+from rlenv.trainers.logprobs import batch_logprobs, completion_logprobs
+from rlenv.trainers.policy_gradient import advantages as advantage_registry
+from rlenv.trainers.policy_gradient import losses
+from rlenv.trainers.policy_gradient.advantages import overlong_penalty
+from rlenv.trainers.policy_gradient.algorithms import Algorithm, resolve
+from rlenv.trainers.policy_gradient.critic import ValueHead, ValueModel
+from rlenv.trainers.rollout import EpisodeEnv, FailFast, FailureLog, FailurePolicy, collect
+
+logger = logging.getLogger(__name__)
+
+LR_SCHEDULES = ("constant", "linear", "cosine")
+OPTIMIZERS = ("adamw", "sgd")
+CRITIC_BACKBONES = ("separate", "shared")
+CHECKPOINT_FILE = "trainer_state.pt"
+#: Completions logged during training (see ``TrainerConfig.log_samples``).
+SAMPLES_FILE = "samples.jsonl"
+
+
+@dataclasses.dataclass
+class TrainerConfig(FailurePolicy):
+    """Settings of the training loop (the algorithm itself is an :class:`~rlenv.trainers.policy_gradient.algorithms.Algorithm`).
+
+    Attributes:
+        steps: rollout + update iterations of :meth:`Trainer.train`.
+        num_tasks: prompts per step and rank.
+        group_size: completions per prompt (None = the algorithm's default).
+        max_new_tokens: generation limit; also Dr.GRPO's length constant.
+        temperature, top_p, top_k: sampling; log-probs use the same temperature.
+        generation_batch_size: prompts per ``generate`` call (None = all; ``hf`` backend).
+        rollout_backend: ``"hf"`` (``transformers`` ``generate``) or ``"vllm"`` (a colocated vLLM
+            engine whose weights follow the policy after every optimizer step).
+        rollout_options: keyword arguments of the rollout backend's generator (vLLM's
+            ``gpu_memory_utilization``, ``max_model_len``, ...).
+        on_verifier_error, failure_statuses, rescore_attempts, regenerate_attempts,
+            fail_fast_fraction, fail_fast_steps: what an episode whose verifier failed does to the
+            update, and when training stops on a broken environment (see
+            :class:`~rlenv.trainers.rollout.FailurePolicy`).
+        tis_cap: truncated importance sampling (TIS) of the sampler/trainer mismatch: each
+            token's policy loss is weighted by ``min(pi_old / pi_sampler, tis_cap)``, with
+            ``pi_old`` the trainer's own recomputed probability (None = off, the default).
+        micro_batch_size: episodes per forward/backward pass (gradient accumulation below it).
+        lr: policy learning rate.
+        critic_lr: critic learning rate (None = ``lr``).
+        weight_decay, adam_betas: optimizer settings.
+        optimizer: ``"adamw"`` or ``"sgd"``.
+        lr_schedule: ``"constant"``, ``"linear"`` or ``"cosine"`` decay to 0 over all optimizer steps.
+        warmup_steps: linear warm-up, in optimizer steps.
+        max_grad_norm: gradient clipping (None = off).
+        logprob_chunk_size: rows of ``(rows, V)`` logits materialized at once.
+        gradient_checkpointing: recompute the policy's activations in the backward pass.
+        critic_backbone: ``"separate"`` (a copy of the policy backbone, TRL/OpenRLHF) or
+            ``"shared"`` (a value head on the policy's own hidden states).
+        disable_dropout: set every dropout probability of the policy to 0 (log-probs of the
+            update then match the rollout's).
+        seed: base seed of tasks, sampling and shuffling.
+        device: torch device (None = ``accelerate``'s choice: this rank's GPU, else CPU).
+        output_dir: where metrics (``metrics.jsonl``), logged samples (``samples.jsonl``),
+            TensorBoard logs and checkpoints go.
+        log_samples: completions written to ``output_dir/samples.jsonl`` at each logged step
+            (spread over the batch; 0 = none), with their prompt, reward, status, components,
+            verifier details and hacks, for ``rlenv report``.
+        log_samples_every: samples are logged at step 1 and every this many steps after.
+        save_every: checkpoint every N steps (0 = only when asked).
+        tensorboard: also write TensorBoard scalars under ``output_dir/tensorboard``.
+        progress: show a progress bar.
+    """
+
+    steps: int = 100
+    num_tasks: int = 8
+    group_size: int | None = None
+    max_new_tokens: int = 256
+    temperature: float = 1.0
+    top_p: float = 1.0
+    top_k: int = 0
+    generation_batch_size: int | None = None
+    rollout_backend: str = "hf"
+    rollout_options: dict[str, Any] = dataclasses.field(default_factory=dict)
+    tis_cap: float | None = None
+    micro_batch_size: int = 8
+    lr: float = 1e-6
+    critic_lr: float | None = None
+    weight_decay: float = 0.0
+    adam_betas: tuple[float, float] = (0.9, 0.999)
+    optimizer: str = "adamw"
+    lr_schedule: str = "constant"
+    warmup_steps: int = 0
+    max_grad_norm: float | None = 1.0
+    logprob_chunk_size: int = 256
+    gradient_checkpointing: bool = False
+    critic_backbone: str = "separate"
+    disable_dropout: bool = True
+    seed: int = 0
+    device: str | None = None
+    output_dir: str | None = None
+    log_samples: int = 4
+    log_samples_every: int = 10
+    save_every: int = 0
+    tensorboard: bool = False
+    progress: bool = True
+
+    def __post_init__(self) -> None:
+        if self.temperature <= 0:
+            raise ValueError(f"temperature must be > 0 for RL sampling, got {self.temperature}")
+        super().__post_init__()
+        if self.tis_cap is not None and not self.tis_cap >= 1:
+            raise ValueError(f"tis_cap must be >= 1 (or None = off), got {self.tis_cap}")
+        if self.steps < 0:
+            raise ValueError(f"steps must be >= 0, got {self.steps}")
+        if self.log_samples < 0:
+            raise ValueError(f"log_samples must be >= 0, got {self.log_samples}")
+        for name in ("num_tasks", "max_new_tokens", "micro_batch_size", "logprob_chunk_size", "log_samples_every"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
+        if self.lr_schedule not in LR_SCHEDULES:
+            raise ValueError(f"lr_schedule must be one of {LR_SCHEDULES}, got {self.lr_schedule!r}")
+        if self.optimizer not in OPTIMIZERS:
+            raise ValueError(f"optimizer must be one of {OPTIMIZERS}, got {self.optimizer!r}")
+        if self.critic_backbone not in CRITIC_BACKBONES:
+            raise ValueError(f"critic_backbone must be one of {CRITIC_BACKBONES}, got {self.critic_backbone!r}")
+        self.adam_betas = tuple(self.adam_betas)
+
+    @classmethod
+    def from_dict(cls, values: dict[str, Any]) -> TrainerConfig:
+        """Build from a dict, naming unknown keys in the error."""
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = set(values) - known
+        if unknown:
+            raise ValueError(f"unknown TrainerConfig field(s) {sorted(unknown)}; known: {sorted(known)}")
+        return cls(**values)
+
+
+def logged_sample(batch: EpisodeBatch, i: int, step: int) -> dict[str, Any]:
+    """Episode ``i`` of ``batch`` as a ``samples.jsonl`` row: ``step``, ``sample`` (its position in
+    the batch), ``group``, ``task_id``, ``prompt``, ``completion``, ``reward`` (after reward wrappers),
+    ``status``, ``truncated``, ``components``, ``details``, ``hacks`` and the task's ``metadata``."""
+    infos = batch.infos
+
+    def info(key: str) -> Any:
+        values = infos.get(key)
+        return None if values is None else values[i]
+
+    result = info("reward")
+    return {"step": step, "sample": i, "group": int(batch.group_ids[i]), "task_id": info("task_id"),
+            "prompt": info("prompt"), "completion": info("completion"), "reward": float(batch.rewards[i]),
+            "status": info("status"), "truncated": bool(batch.truncated[i]),
+            "components": dict(getattr(result, "components", None) or {}),
+            "details": dict(getattr(result, "details", None) or {}), "hacks": info("hacks") or [],
+            "metadata": info("metadata") or {}}
+
+
+def _seed(*parts: int) -> int:
+    """A 31-bit seed derived from integers (stable across runs and platforms)."""
+    return int(np.random.SeedSequence([int(p) for p in parts]).generate_state(1)[0] & 0x7FFFFFFF)
+
+
+class _Sums:
+    """Weighted metric sums reduced over ranks: ``mean = sum(value * weight) / sum(weight)``."""
+
+    def __init__(self) -> None:
+        self.totals: dict[str, float] = {}
+        self.weights: dict[str, float] = {}
+
+    def add(self, name: str, total: float, weight: float) -> None:
+        self.totals[name] = self.totals.get(name, 0.0) + float(total)
+        self.weights[name] = self.weights.get(name, 0.0) + float(weight)
+
+    def count(self, name: str, n: float) -> None:
+        """A count summed over calls and ranks (reported as the total)."""
+        self.totals[name] = self.totals.get(name, 0.0) + float(n)
+        self.weights[name] = 1.0 / dist.world_size()
+
+    def means(self) -> dict[str, float]:
+        names = sorted(self.totals)
+        if not names:
+            return {}
+        packed = dist.all_reduce(torch.tensor([[self.totals[n] for n in names], [self.weights[n] for n in names]],
+                                              dtype=torch.float64))
+        return {n: float(packed[0, i] / packed[1, i]) for i, n in enumerate(names) if packed[1, i] > 0}
+
+
+class Trainer:
+    """RL fine-tuning of a causal LM on an environment with a preset or custom :class:`Algorithm`.
+
+    Args:
+        policy: a ``transformers`` causal LM, or a path / hub id for ``from_pretrained``.
+        env_or_source: a registered env id, a :class:`rlenv.TextEnv` (possibly wrapped), a vector
+            env with ``reset``/``step`` (:class:`rlenv.TextVectorEnv`,
+            :class:`rlenv.trainers.rollout.ScoreFnEnv`), or None (then only :meth:`update` is usable).
+        algorithm: a preset name of :data:`rlenv.trainers.ALGORITHMS` or an :class:`Algorithm`.
+        config: a :class:`TrainerConfig` or a dict of its fields.
+        tokenizer: required when ``policy`` is a model object.
+        ref_model: frozen reference for the KL term (default: a copy of ``policy`` at start,
+            only when ``kl_coef > 0``).
+        critic: a :class:`~rlenv.trainers.policy_gradient.critic.ValueModel` for PPO (default built from the policy).
+        generate_fn: replaces the generator of ``config.rollout_backend`` (any :data:`~rlenv.trainers.rollout.GenerateFn`).
+
+    Example::
+
+        trainer = Trainer(model, "rlenv/ExactMatch-v0", algorithm="grpo",
+                          config={"steps": 10, "lr": 1e-5}, tokenizer=tokenizer)
+        history = trainer.train()
+    """
+
+    def __init__(
+        self,
+        policy: Any,
+        env_or_source: Any,
+        algorithm: str | Algorithm = "grpo",
+        config: TrainerConfig | dict[str, Any] | None = None,
+        *,
+        tokenizer: Any = None,
+        ref_model: Any = None,
+        critic: ValueModel | None = None,
+        generate_fn: GenerateFn | None = None,
+    ):
+        self.config = config if isinstance(config, TrainerConfig) else TrainerConfig.from_dict(dict(config or {}))
+        self.algorithm = resolve(algorithm)
+        self.device = self._setup_device()
+        self.policy, self.tokenizer = self._load_policy(policy, tokenizer)
+        self.group_size = self.config.group_size or self.algorithm.group_size
+        self.env = self._make_env(env_or_source)
+        self.ref_model = self._make_reference(ref_model)
+        self.critic, self.value_head = self._make_critic(critic)
+        cfg = self.config
+        sampling = SamplingConfig(max_new_tokens=cfg.max_new_tokens, temperature=cfg.temperature, top_p=cfg.top_p,
+                                  top_k=cfg.top_k, batch_size=cfg.generation_batch_size, backend=cfg.rollout_backend,
+                                  backend_options=dict(cfg.rollout_options))
+        self.generate_fn = generate_fn or make_generator(self.policy, self.tokenizer, sampling)
+        self.optimizer = self._make_optimizer()
+        self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, self._lr_factor)
+        self.step = 0
+        self._fail_fast = FailFast(self.config, self.env)
+        self.history: list[dict[str, float]] = []
+        self._writer: Any = None
+
+    # -- construction ---------------------------------------------------------------------------
+    def _setup_device(self) -> torch.device:
+        from accelerate import PartialState
+
+        state = PartialState()  # initializes torch.distributed under accelerate launch / torchrun
+        return torch.device(self.config.device) if self.config.device else state.device
+
+    def _load_policy(self, policy: Any, tokenizer: Any) -> tuple[Any, Any]:
+        if isinstance(policy, (str, Path)):
+            from transformers import AutoModelForCausalLM, AutoTokenizer
+
+            tokenizer = tokenizer or AutoTokenizer.from_pretrained(str(policy), padding_side="left")
+            policy = AutoModelForCausalLM.from_pretrained(str(policy))
+        if tokenizer is None:
+            raise ValueError("pass tokenizer= when policy is a model object")
+        if tokenizer.eos_token_id is None:
+            raise ValueError("the tokenizer needs an eos_token_id (generation must be able to stop)")
+        policy.to(self.device)
+        if self.config.disable_dropout:
+            for module in policy.modules():
+                if isinstance(module, torch.nn.Dropout):
+                    module.p = 0.0
+            if hasattr(policy.config, "attention_dropout"):
+                policy.config.attention_dropout = 0.0
+        if self.config.gradient_checkpointing:
+            enable = getattr(policy, "activation_checkpointing_enable", None)  # transformers >= 5.x
+            if enable is not None:
+                enable(activation_checkpointing_kwargs={"use_reentrant": False})
+            else:
+                policy.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+        policy.train()
+        return policy, tokenizer
+
+    def _make_env(self, env_or_source: Any) -> EpisodeEnv | None:
+        if env_or_source is None:
+            return None
+        if isinstance(env_or_source, str):
+            import rlenv
+
+            env_or_source = rlenv.make(env_or_source)
+        if hasattr(env_or_source, "num_envs") and hasattr(env_or_source, "step"):
+            if self.config.group_size is not None and getattr(env_or_source, "group_size", None) not in (
+                    None, self.config.group_size):
+                raise ValueError(f"config.group_size={self.config.group_size} but the vector env has "
+                                 f"group_size={env_or_source.group_size}")
+            self.group_size = getattr(env_or_source, "group_size", self.group_size)
+            return env_or_source
+        from rlenv.env import TextEnv
+        from rlenv.vector import TextVectorEnv
+
+        if not isinstance(getattr(env_or_source, "unwrapped", None), TextEnv):
+            raise TypeError(f"env_or_source must be an env id, a rlenv TextEnv, a vector env or None; "
+                            f"got {type(env_or_source).__name__}")
+        return TextVectorEnv(env_or_source, num_tasks=self.config.num_tasks, group_size=self.group_size)
+
+    def _make_reference(self, ref_model: Any) -> Any:
+        if self.algorithm.kl_coef == 0:
+            return None
+        import copy
+
+        ref = ref_model if ref_model is not None else copy.deepcopy(self.policy)
+        ref.to(self.device).eval()
+        for p in ref.parameters():
+            p.requires_grad_(False)
+        return ref
+
+    def _make_critic(self, critic: ValueModel | None) -> tuple[ValueModel | None, ValueHead | None]:
+        if not self.algorithm.critic:
+            if critic is not None:
+                raise ValueError(f"algorithm {self.algorithm.name!r} uses no critic, but critic= was given")
+            return None, None
+        if self.config.critic_backbone == "shared":
+            return None, ValueHead(self.policy.config.hidden_size).to(self.device)
+        critic = critic if critic is not None else ValueModel.from_policy(self.policy)
+        return critic.to(self.device).train(), None
+
+    def _critic_parameters(self) -> list[torch.nn.Parameter]:
+        module = self.critic if self.critic is not None else self.value_head
+        return [] if module is None else [p for p in module.parameters() if p.requires_grad]
+
+    def _parameters(self) -> list[torch.nn.Parameter]:
+        return [p for p in self.policy.parameters() if p.requires_grad] + self._critic_parameters()
+
+    def _make_optimizer(self) -> torch.optim.Optimizer:
+        cfg = self.config
+        groups = [{"params": [p for p in self.policy.parameters() if p.requires_grad], "lr": cfg.lr}]
+        if self._critic_parameters():
+            groups.append({"params": self._critic_parameters(), "lr": cfg.critic_lr or cfg.lr})
+        if cfg.optimizer == "sgd":
+            return torch.optim.SGD(groups, lr=cfg.lr, weight_decay=cfg.weight_decay)
+        return torch.optim.AdamW(groups, lr=cfg.lr, betas=cfg.adam_betas, weight_decay=cfg.weight_decay)
+
+    @property
+    def total_optimizer_steps(self) -> int:
+        """Optimizer steps of a full :meth:`train` run."""
+        return max(1, self.config.steps * self.algorithm.ppo_epochs * self.algorithm.num_mini_batches)
+
+    def _lr_factor(self, n: int) -> float:
+        cfg = self.config
+        if n < cfg.warmup_steps:
+            return (n + 1) / cfg.warmup_steps
+        if cfg.lr_schedule == "constant":
+            return 1.0
+        progress = min(1.0, (n - cfg.warmup_steps) / max(1, self.total_optimizer_steps - cfg.warmup_steps))
+        return 1.0 - progress if cfg.lr_schedule == "linear" else 0.5 * (1.0 + math.cos(math.pi * progress))
+
+    # -- the loop -------------------------------------------------------------------------------
+    def train(self, steps: int | None = None, *, resume_from: str | Path | None = None,
+              callback: Callable[[int, dict[str, float]], None] | None = None) -> list[dict[str, float]]:
+        """Run until ``steps`` (default ``config.steps``) steps are done; returns the metrics of each step.
+
+        ``resume_from`` loads a checkpoint first (the run then continues exactly).
+        ``callback(step, metrics)`` is called after every step.
+        """
+        if self.env is None:
+            raise ValueError("this Trainer has no environment: pass env_or_source, or call update(batch)")
+        if resume_from is not None:
+            self.load_checkpoint(resume_from)
+        if self.config.output_dir and dist.rank() == 0:
+            self._write_manifest()
+        total = self.config.steps if steps is None else steps
+        bar = tqdm(total=total, initial=self.step, desc=f"{self.algorithm.name}",
+                   disable=not self.config.progress or dist.rank() != 0)
+        try:
+            while self.step < total:
+                metrics = self.train_step()
+                bar.update(1)
+                bar.set_postfix(reward=f"{metrics.get('reward/mean', float('nan')):.3f}",
+                                kl=f"{metrics.get('kl/ref', 0.0):.4f}")
+                if callback is not None:
+                    callback(self.step, metrics)
+                if self.config.save_every and self.config.output_dir and self.step % self.config.save_every == 0:
+                    self.save_checkpoint(Path(self.config.output_dir) / f"checkpoint-{self.step}")
+        finally:
+            bar.close()
+            if self._writer is not None:
+                self._writer.flush()
+        return self.history
+
+    def train_step(self) -> dict[str, float]:
+        """One rollout and update; returns (and logs) its metrics."""
+        start = time.perf_counter()
+        failures = FailureLog()
+        batch, stats = self.rollout(failures)
+        self._fail_fast.check(failures)
+        rollout_time = time.perf_counter() - start
+        metrics = self.update(batch)
+        metrics.update({f"sampling/{k}": v for k, v in stats.items()})
+        # status/* counts the trained batch; failures/* every sampled episode, before masking
+        metrics.update(failures.metrics())
+        metrics["time/rollout_s"] = rollout_time
+        metrics["time/step_s"] = time.perf_counter() - start
+        self.step += 1
+        metrics["step"] = float(self.step)
+        self._log(metrics)
+        self._log_samples(batch)
+        return metrics
+
+    def rollout(self, failures: FailureLog | None = None) -> tuple[EpisodeBatch, dict[str, float]]:
+        """Sample and score this step's episodes (seeded by ``(seed, step, rank)``); episodes whose
+        verifier failed are handled by ``config.on_verifier_error`` and counted in ``failures``."""
+        alg = self.algorithm
+        seed = _seed(self.config.seed, self.step, dist.rank(), 0)
+        return collect(self.env, self.generate_fn, self.tokenizer, seed=seed,
+                       dynamic_sampling=alg.dynamic_sampling, max_refills=alg.max_refills,
+                       failures=self.config.failure_policy(), log=failures)
+
+    def _write_manifest(self) -> None:
+        """``output_dir/manifest.json``: env, data, verifier, algorithm, settings and library versions."""
+        from rlenv.manifest import run_manifest, write_manifest
+
+        env = getattr(self.env, "env", None)
+        settings = {"config": dataclasses.asdict(self.config), "algorithm": dataclasses.asdict(self.algorithm),
+                    "model": getattr(self.policy, "name_or_path", None), "world_size": dist.world_size()}
+        write_manifest(Path(self.config.output_dir) / "manifest.json", run_manifest("train", env, settings))
+
+    # -- update ---------------------------------------------------------------------------------
+    @torch.no_grad()
+    def prepare(self, batch: EpisodeBatch) -> tuple[EpisodeBatch, dict[str, torch.Tensor]]:
+        """Old/reference log-probs, values, token rewards and advantages of ``batch``.
+
+        Returns ``(batch with old_logprobs/ref_logprobs/old_values filled, {"advantages",
+        "returns", "token_rewards"})``, the tensors ``(B, T)``.
+        """
+        alg, cfg = self.algorithm, self.config
+        batch = batch.to(self.device)
+        mask = batch.completion_mask
+        kl_in_reward = alg.kl_coef > 0 and alg.kl_placement == "reward"
+        kwargs = dict(micro_batch_size=cfg.micro_batch_size, temperature=cfg.temperature,
+                      chunk_size=cfg.logprob_chunk_size)
+        off_policy = alg.ppo_epochs > 1 or alg.num_mini_batches > 1
+        if batch.old_logprobs is None and (off_policy or kl_in_reward):
+            batch = batch.replace(old_logprobs=batch_logprobs(self.policy, batch, **kwargs))
+        if self.ref_model is not None and batch.ref_logprobs is None:
+            batch = batch.replace(ref_logprobs=batch_logprobs(self.ref_model, batch, **kwargs))
+        if alg.critic and batch.old_values is None:
+            batch = batch.replace(old_values=self._values(batch))
+        outcome = batch.rewards.float()
+        if alg.overlong_buffer is not None:
+            outcome = outcome + overlong_penalty(batch.lengths, cfg.max_new_tokens, alg.overlong_buffer,
+                                                 alg.overlong_factor)
+        token_rewards = outcome_token_rewards(outcome, mask, batch.token_rewards)
+        if kl_in_reward:
+            token_rewards = token_rewards - alg.kl_coef * losses.kl(batch.old_logprobs, batch.ref_logprobs,
+                                                                    alg.kl_kind) * mask
+        adv_kwargs = dict(alg.advantage_kwargs)
+        if alg.critic:
+            adv_kwargs["values"] = batch.old_values
+        advantages, returns = advantage_registry.get(alg.advantage)(token_rewards, mask, batch.group_ids,
+                                                                    **adv_kwargs)
+        return batch, {"advantages": advantages, "returns": returns, "token_rewards": token_rewards}
+
+    def _values(self, batch: EpisodeBatch) -> torch.Tensor:
+        if len(batch) == 0:
+            return torch.zeros(batch.completion_ids.shape, device=self.device)
+        parts = []
+        for micro in batch.split(self.config.micro_batch_size):
+            if self.critic is not None:
+                parts.append(self.critic(micro.prompt_ids, micro.prompt_mask, micro.completion_ids,
+                                         micro.completion_mask))
+            else:
+                out = completion_logprobs(self.policy, micro.prompt_ids, micro.prompt_mask, micro.completion_ids,
+                                          micro.completion_mask, temperature=self.config.temperature,
+                                          chunk_size=self.config.logprob_chunk_size, with_hidden=True)
+                parts.append(self.value_head(out.hidden) * micro.completion_mask)
+        return torch.cat(parts)
+
+    def update(self, batch: EpisodeBatch) -> dict[str, float]:
+        """Advantages and ``ppo_epochs x num_mini_batches`` optimizer steps on ``batch`` (this rank's share).
+
+        Usable without an environment, on episodes a user produced (e.g. with
+        :meth:`EpisodeBatch.from_token_lists`). Every rank must call it once per step.
+        """
+        alg = self.algorithm
+        sums = _Sums()
+        batch, extra = self.prepare(batch)
+        self._batch_metrics(batch, sums)
+        mask = batch.completion_mask.bool()
+        n_tok = mask.float().sum()
+        sums.add("adv/mean", float((extra["advantages"] * mask).sum()), float(n_tok))
+        sums.add("adv/abs_mean", float((extra["advantages"].abs() * mask).sum()), float(n_tok))
+        shuffle = torch.Generator().manual_seed(_seed(self.config.seed, self.step, dist.rank(), 1))
+        B = len(batch)
+        for _ in range(alg.ppo_epochs):
+            order = torch.randperm(B, generator=shuffle) if alg.ppo_epochs * alg.num_mini_batches > 1 else torch.arange(B)
+            for rows in torch.tensor_split(order, alg.num_mini_batches):
+                self._optimizer_step(batch.select(rows), {k: v[rows.to(v.device)] for k, v in extra.items()}, sums)
+        metrics = sums.means()
+        metrics["lr"] = self.scheduler.get_last_lr()[0]
+        return metrics
+
+    def _optimizer_step(self, mini: EpisodeBatch, extra: dict[str, torch.Tensor], sums: _Sums) -> None:
+        cfg = self.config
+        counts = mini.completion_mask.long().sum(1)
+        totals = dist.all_reduce(torch.tensor([float(counts.sum()), float((counts > 0).sum())], dtype=torch.float64))
+        num_tokens, num_seqs = float(totals[0]), float(totals[1])
+        if num_tokens == 0:  # the same decision on every rank: nothing to learn from
+            logger.warning("step %d: an optimizer step has no completion tokens on any rank; skipped", self.step)
+            return
+        self.optimizer.zero_grad(set_to_none=True)
+        shares: Counter[str] = Counter()
+        size = cfg.micro_batch_size
+        for start in range(0, len(mini), size):
+            rows = slice(start, start + size)
+            shares.update(self._micro_step(mini.select(rows), {k: v[rows] for k, v in extra.items()}, num_tokens,
+                                           num_seqs, sums))
+        params = self._parameters()
+        dist.all_reduce_gradients(params)
+        if cfg.max_grad_norm is not None:
+            grad_norm = torch.nn.utils.clip_grad_norm_(params, cfg.max_grad_norm)
+        else:
+            grad_norm = torch.linalg.vector_norm(torch.stack([p.grad.norm() for p in params if p.grad is not None]))
+        # Each rank holds a share of each loss: their sum over ranks is the step's loss.
+        ws = dist.world_size()
+        for name in ("loss/policy", "loss/total") + (("loss/value",) if self.algorithm.critic else ()):
+            sums.add(name, shares.get(name, 0.0), 1.0 / ws)
+        sums.add("grad_norm", float(grad_norm) / ws, 1.0 / ws)
+        self.optimizer.step()
+        self.scheduler.step()
+
+    def _micro_step(self, micro: EpisodeBatch, extra: dict[str, torch.Tensor], num_tokens: float, num_seqs: float,
+                    sums: _Sums) -> dict[str, float]:
+        """Forward and backward of one micro-batch; returns its shares of the step's losses."""
+        alg, cfg = self.algorithm, self.config
+        mask = micro.completion_mask
+        out = completion_logprobs(self.policy, micro.prompt_ids, micro.prompt_mask, micro.completion_ids, mask,
+                                  temperature=cfg.temperature, chunk_size=cfg.logprob_chunk_size, with_entropy=True,
+                                  with_hidden=self.value_head is not None)
+        logp = out.logprobs
+        old = micro.old_logprobs if micro.old_logprobs is not None else logp.detach()
+        pl = losses.get(alg.policy_loss)(logp, old, extra["advantages"], mask, **alg.loss_kwargs)
+        per_token = pl.loss
+        if micro.rollout_logprobs is not None:  # the sampler's log-probs vs ours (on-policy: this forward's)
+            sampler = micro.rollout_logprobs.to(old.device)
+            sums.add("rollout/logprob_diff", float(((old - sampler).abs() * mask).sum()), float(mask.sum()))
+            if cfg.tis_cap is not None:
+                weight = torch.exp(old - sampler).clamp(max=cfg.tis_cap).detach()
+                per_token = per_token * weight
+                sums.add("rollout/tis_weight", float((weight * mask).sum()), float(mask.sum()))
+        if alg.kl_coef > 0:
+            kl_tokens = losses.kl(logp, micro.ref_logprobs, alg.kl_kind)
+            if alg.kl_placement == "loss":
+                per_token = per_token + alg.kl_coef * kl_tokens
+        norm = dict(num_tokens=num_tokens, num_seqs=num_seqs, max_len=cfg.max_new_tokens)
+        shares: dict[str, float] = {}
+        policy_loss = losses.aggregate(per_token, mask, alg.aggregation, **norm)
+        total = policy_loss
+        if alg.entropy_coef > 0:
+            total = total - alg.entropy_coef * losses.aggregate(out.entropy, mask, "token_mean", **norm)
+        if alg.critic:
+            values = (self.critic(micro.prompt_ids, micro.prompt_mask, micro.completion_ids, mask)
+                      if self.critic is not None else self.value_head(out.hidden) * mask)
+            vf = losses.value_loss(values, micro.old_values, extra["returns"], alg.value_clip)
+            value_loss = losses.aggregate(vf, mask, "token_mean", **norm)
+            total = total + alg.vf_coef * value_loss
+            shares["loss/value"] = float(value_loss.detach())
+            sums.add("values/mean", float((values.detach() * mask).sum()), float(mask.sum()))
+        total.backward()
+        m = mask.bool()
+        n = float(m.sum())
+        shares["loss/policy"] = float(policy_loss.detach())
+        shares["loss/total"] = float(total.detach())
+        sums.add("entropy", float(out.entropy.detach()[m].sum()), n)
+        sums.add("clip_frac", float(pl.clipped.detach()[m].sum()), n)
+        sums.add("ratio/mean", float(pl.ratio.detach()[m].sum()), n)
+        if alg.kl_coef > 0:
+            sums.add("kl/ref", float(kl_tokens.detach()[m].sum()), n)
+        return shares
+
+    def _batch_metrics(self, batch: EpisodeBatch, sums: _Sums) -> None:
+        B = float(len(batch))
+        if not B:
+            return
+        rewards = batch.rewards.float()
+        lengths = batch.lengths.float()
+        sums.add("reward/mean", float(rewards.sum()), B)
+        sums.add("reward/sq_mean", float((rewards ** 2).sum()), B)
+        sums.add("length/mean", float(lengths.sum()), B)
+        sums.add("truncated_frac", float(batch.truncated.float().sum()), B)
+        sums.count("episodes", B)
+        for status, count in Counter(batch.infos.get("status", [])).items():
+            sums.count(f"status/{status}", count)
+        for hacks in batch.infos.get("hacks", []):
+            for detector in {h.get("detector", "unknown") for h in (hacks or []) if isinstance(h, dict)}:
+                sums.count(f"hacks/{detector}", 1)
+
+    def _log(self, metrics: dict[str, float]) -> None:
+        if "reward/mean" in metrics and "reward/sq_mean" in metrics:
+            metrics["reward/std"] = math.sqrt(max(0.0, metrics.pop("reward/sq_mean") - metrics["reward/mean"] ** 2))
+        self.history.append(metrics)
+        if dist.rank() != 0:
+            return
+        logger.debug("step %d: %s", self.step, {k: round(v, 4) for k, v in metrics.items()})
+        if self.config.output_dir is None:
+            return
+        out = Path(self.config.output_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        with (out / "metrics.jsonl").open("a", encoding="utf-8") as fh:
+            fh.write(json.dumps(metrics) + "\n")
+        if self.config.tensorboard:
+            if self._writer is None:
+                from torch.utils.tensorboard import SummaryWriter
+
+                self._writer = SummaryWriter(str(out / "tensorboard"))
+            for key, value in metrics.items():
+                self._writer.add_scalar(key, value, self.step)
+
+    def _log_samples(self, batch: EpisodeBatch) -> None:
+        """Append ``config.log_samples`` of this step's episodes to ``samples.jsonl`` (rank 0, logged steps)."""
+        cfg = self.config
+        if (dist.rank() != 0 or cfg.output_dir is None or not cfg.log_samples or not len(batch)
+                or (self.step - 1) % cfg.log_samples_every):
+            return
+        picks = np.unique(np.linspace(0, len(batch) - 1, min(cfg.log_samples, len(batch))).round().astype(int))
+        out = Path(cfg.output_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        with (out / SAMPLES_FILE).open("a", encoding="utf-8") as fh:
+            for i in picks.tolist():
+                fh.write(json.dumps(logged_sample(batch, i, self.step), default=str) + "\n")
+
+    # -- checkpoints ----------------------------------------------------------------------------
+    def state_dict(self) -> dict[str, Any]:
+        """Everything needed to continue exactly: weights, optimizer, schedule, step."""
+        critic = self.critic if self.critic is not None else self.value_head
+        return {
+            "step": self.step, "policy": self.policy.state_dict(),
+            "critic": None if critic is None else critic.state_dict(),
+            "optimizer": self.optimizer.state_dict(), "scheduler": self.scheduler.state_dict(),
+            "algorithm": self.algorithm.to_dict(), "config": dataclasses.asdict(self.config),
+            "history": self.history,
+        }
+
+    def save_checkpoint(self, path: str | Path) -> Path:
+        """Write ``path/trainer_state.pt`` (rank 0) and return ``path``."""
+        path = Path(path)
+        if dist.rank() == 0:
+            path.mkdir(parents=True, exist_ok=True)
+            torch.save(self.state_dict(), path / CHECKPOINT_FILE)
+            logger.info("saved checkpoint at step %d to %s", self.step, path)
+        if dist.is_distributed():
+            torch.distributed.barrier()
+        return path
+
+    def load_checkpoint(self, path: str | Path) -> None:
+        """Restore a checkpoint written by :meth:`save_checkpoint` (a directory or the ``.pt`` file)."""
+        path = Path(path)
+        file = path / CHECKPOINT_FILE if path.is_dir() else path
+        if not file.exists():
+            raise FileNotFoundError(f"no checkpoint at {file}")
+        state = torch.load(file, map_location=self.device, weights_only=False)
+        if state["algorithm"] != self.algorithm.to_dict():
+            raise ValueError(f"checkpoint {file} was written by algorithm {state['algorithm']['name']!r} with a "
+                             f"different configuration than {self.algorithm.name!r}")
+        self.policy.load_state_dict(state["policy"])
+        critic = self.critic if self.critic is not None else self.value_head
+        if (critic is None) != (state["critic"] is None):
+            raise ValueError(f"checkpoint {file} and this trainer disagree on having a critic")
+        if critic is not None:
+            critic.load_state_dict(state["critic"])
+        self.optimizer.load_state_dict(state["optimizer"])
+        self.scheduler.load_state_dict(state["scheduler"])
+        self.step = int(state["step"])
+        self.history = list(state["history"])
