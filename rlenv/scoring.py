@@ -94,10 +94,6 @@ def make_executor(executor: Executor, max_workers: int | None = None) -> cf.Exec
         return executor
     if executor == "serial":
         return None
-    if executor == "ray":
-        from rlenv.ray_executor import shared_ray_executor
-
-        return shared_ray_executor()
     if executor == "thread":
         return cf.ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="rlenv-score")
     if executor == "process":

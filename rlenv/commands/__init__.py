@@ -10,7 +10,6 @@ COMMAND_MODULES = [
     "rlenv.commands.report",
     "rlenv.commands.demo",
     "rlenv.commands.audit",
-    "rlenv.commands.serve",
     "rlenv.commands.sandbox",
     "rlenv.commands.train",
     "rlenv.commands.export",
