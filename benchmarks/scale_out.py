@@ -1,7 +1,9 @@
 """Scoring scaled out: the same batch locally, on Ray, and through the reward service, on one machine.
 
 Baseline: ``rlenv.score_tasks(verifier, tasks, completions)`` with the local executor (the math
-verifier's worker pool on every core of this process), warm.
+verifier's worker pool on every core of this process), warm. Besides wall time, the math table
+gives the CPU time of the whole process tree (this process, its math workers, Ray's daemons, the
+actor and its workers): on a machine shared with other jobs it varies less than wall time.
 
 * ``math``: ``--items`` (default 2000) generated arithmetic problems (levels 1-5; answers as
   ``#### n``, ``\\boxed{n}``, ``\\boxed{\\frac{2n}{2}}``, a quarter wrong), scored locally and with
@@ -34,6 +36,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -69,12 +73,34 @@ def timed(fn, *args, **kwargs) -> tuple[float, object]:
     return time.perf_counter() - began, out
 
 
-def table(title: str, rows: list[tuple[str, float, float, str]], unit: str) -> None:
+def cpu_seconds() -> float:
+    """CPU time of this process and all its descendants (math workers, Ray's daemons, actors and their workers)."""
+    total = 0.0
+    for process in [psutil.Process(), *psutil.Process().children(recursive=True)]:
+        try:
+            total += sum(process.cpu_times()[:2])
+        except psutil.NoSuchProcess:
+            pass
+    return total
+
+
+def timed_cpu(fn, *args, **kwargs) -> tuple[float, float, object]:
+    """``(wall s, CPU s of the whole process tree, result)``."""
+    cpu = cpu_seconds()
+    wall, out = timed(fn, *args, **kwargs)
+    return wall, cpu_seconds() - cpu, out
+
+
+def table(title: str, rows: list[tuple], unit: str) -> None:
+    """Rows ``(method, wall s, rate, wall ratio[, CPU s, CPU ratio])``."""
+    cpu = len(rows[0]) > 4
     print(f"\n## {title}\n")
-    print(f"| {'method':<48} | {'wall s':>7} | {unit + '/s':>9} | {'vs local':>8} |")
-    print(f"|{'-' * 50}|{'-' * 9}|{'-' * 11}|{'-' * 10}|")
-    for name, wall, rate, ratio in rows:
-        print(f"| {name:<48} | {wall:7.3f} | {rate:9.0f} | {ratio:>8} |")
+    print(f"| {'method':<48} | {'wall s':>7} | {unit + '/s':>9} | {'vs local':>8} |"
+          + (f" {'CPU s':>6} | {'vs local':>8} |" if cpu else ""))
+    print(f"|{'-' * 50}|{'-' * 9}|{'-' * 11}|{'-' * 10}|" + (f"{'-' * 8}|{'-' * 10}|" if cpu else ""))
+    for name, wall, rate, ratio, *more in rows:
+        print(f"| {name:<48} | {wall:7.3f} | {rate:9.0f} | {ratio:>8} |"
+              + (f" {more[0]:6.3f} | {more[1]:>8} |" if cpu else ""))
 
 
 def bench_math(items: int, repeats: int) -> tuple[list[tuple], float]:
@@ -86,17 +112,18 @@ def bench_math(items: int, repeats: int) -> tuple[list[tuple], float]:
     local, remote = [], []
     for r in range(repeats):
         tasks, completions = math_items(items, seed=2 * r)
-        wall, expected = timed(score_tasks, verifier, tasks, completions)
-        local.append(wall)
+        wall, cpu, expected = timed_cpu(score_tasks, verifier, tasks, completions)
+        local.append((wall, cpu))
         tasks, completions = math_items(items, seed=2 * r + 1)
-        wall, got = timed(score_tasks, verifier, tasks, completions, executor="ray")
-        remote.append(wall)
+        wall, cpu, got = timed_cpu(score_tasks, verifier, tasks, completions, executor="ray")
+        remote.append((wall, cpu))
         assert got == score_tasks(verifier, tasks, completions), "Ray and local results differ"
         assert len(got) == len(expected) == items
-    base, ray_wall = statistics.median(local), statistics.median(remote)
-    rows = [("local executor (worker pool, all cores)", base, items / base, "1.00x"),
+    base, base_cpu = (statistics.median(x) for x in zip(*local))
+    ray_wall, ray_cpu = (statistics.median(x) for x in zip(*remote))
+    rows = [("local executor (worker pool, all cores)", base, items / base, "1.00x", base_cpu, "1.00x"),
             (f"executor='ray' (1 node, {int(ray.cluster_resources()['CPU'])} CPUs)", ray_wall, items / ray_wall,
-             f"{ray_wall / base:.2f}x")]
+             f"{ray_wall / base:.2f}x", ray_cpu, f"{ray_cpu / base_cpu:.2f}x")]
     return rows, cold
 
 

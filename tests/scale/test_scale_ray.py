@@ -6,6 +6,7 @@ entry point; killing an actor, crashing one from inside, or removing a node mid-
 
 from __future__ import annotations
 
+import concurrent.futures as cf
 import json
 import os
 import subprocess
@@ -278,6 +279,22 @@ def test_cli_score_on_the_cluster_equals_local(cluster, tmp_path):
     misuse = subprocess.run([*command, "--out", str(tmp_path / "x.jsonl"), "--ray-address", cluster.address],
                             capture_output=True, text=True, timeout=60)
     assert misuse.returncode == 2 and "--ray-address needs --executor ray" in misuse.stderr
+
+
+def test_the_reward_service_scores_through_the_cluster(cluster, serve_app):
+    import httpx
+
+    from rlenv.service import RewardService, create_app
+
+    url = serve_app(create_app(RewardService(["rlenv/Arithmetic-v0"], executor="ray")))
+    env, tasks, completions = math_batch(64, start=2000)
+    expected = [r.status.value for r in score_tasks(env.unwrapped.verifier, tasks, completions)]
+    bodies = [[{"env_id": "rlenv/Arithmetic-v0", "task_id": t.id, "completion": c}
+               for t, c in zip(tasks[i:i + 16], completions[i:i + 16])] for i in range(0, 64, 16)]
+    with cf.ThreadPoolExecutor(4) as pool:  # concurrent requests share the executor's actors
+        answers = list(pool.map(lambda body: httpx.post(url + "/score", json=body, timeout=120), bodies))
+    assert all(a.status_code == 200 for a in answers)
+    assert [row["status"] for a in answers for row in a.json()] == expected
 
 
 def test_ray_is_imported_only_for_the_ray_executor():
