@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from rlenv.scoring import score_tasks, verifier_identity, verifier_placement, verify_safely
+from rlenv.scoring import node_problems, score_tasks, verifier_identity, verifier_placement, verify_safely
 from rlenv.types import RewardResult, Status, StepReward, Task, Verifier
 
 #: Statuses that mean the verifier failed (as opposed to judging the completion).
@@ -63,6 +63,10 @@ class Composite:
         leaf holds a model, else ``"cpu"`` (see :func:`rlenv.scoring.verifier_placement`)."""
         needs = {verifier_placement(leaf) for leaf in self.leaves()}
         return next((p for p in ("docker", "model") if p in needs), "cpu")
+
+    def node_problems(self) -> list[str]:
+        """What keeps this machine from running some leaf (see :func:`rlenv.scoring.node_problems`)."""
+        return [problem for leaf in self.leaves() for problem in node_problems(leaf)]
 
     def __call__(self, task: Task, completion: str) -> RewardResult:
         results = {id(leaf): verify_safely(leaf, task, completion) for leaf in self.leaves()}

@@ -5,9 +5,9 @@ A batch is cut into chunks that go to long-lived *scoring actors*, placed by the
 
 * ``"cpu"`` (math, format, exact match...): one actor per node. Inside it the verifier runs as it
   does locally, so math checks use that node's own worker pool (:mod:`rlenv.worker_pool`).
-* ``"docker"`` (code): one actor per node whose Docker engine has the sandbox image (probed once
-  per node). Its process owns the node's :class:`~rlenv.sandbox.SandboxPool`: containers are
-  node-local.
+* ``"docker"`` (code): one actor per node where the verifier can run (its ``node_problems()``,
+  asked once per node: a Docker engine with the sandbox image). The code verifier's sandbox pool
+  lives in that actor's process: containers are node-local.
 * ``"model"`` (safety reward models, guards, PRMs): one actor per GPU (``num_gpus=1``) when the
   cluster has GPUs, else one per node. The actor loads the model once and keeps it; forward
   passes are batched as locally (give the verifier ``device="auto"`` to use the GPU).
@@ -40,7 +40,7 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
-from rlenv.scoring import score_tasks, verifier_identity, verifier_placement
+from rlenv.scoring import node_problems, score_tasks, verifier_identity, verifier_placement
 from rlenv.types import RewardResult, Task, Verifier
 
 try:
@@ -82,11 +82,9 @@ def _live_nodes() -> list[dict[str, Any]]:
 
 
 @ray.remote(num_cpus=0, max_retries=0)
-def _sandbox_problems() -> list[str]:
-    """What keeps this node from running sandboxed code (engine, image); empty when it can."""
-    from rlenv.sandbox.doctor import diagnose
-
-    return [c.detail for c in diagnose(run_job=False) if c.name in ("engine", "image") and c.ok is False]
+def _node_problems(boxed: list[Any]) -> list[str]:
+    """:func:`rlenv.scoring.node_problems` of the verifier in ``boxed[0]``, on the node this runs on."""
+    return node_problems(ray.get(boxed[0]))
 
 
 @ray.remote(max_restarts=0, max_concurrency=8)
@@ -171,23 +169,24 @@ class _Batch:
 class _ActorGroup:
     """The scoring actors of one placement, one per eligible slot (node, or GPU for models)."""
 
-    def __init__(self, placement: str, actor_options: dict[str, Any]):
+    def __init__(self, placement: str, actor_options: dict[str, Any], probe: list[Any] | None):
         self.placement = placement
         self.actor_options = actor_options
         self.actors: dict[Any, str] = {}  # actor handle -> node id
-        self._sandbox_ok: dict[str, bool] = {}
+        self._probe = probe  # the boxed verifier whose node_problems() decide where "docker" actors go
+        self._usable: dict[str, bool] = {}
 
     def _slots(self) -> list[tuple[str, dict[str, Any]]]:
         nodes = _live_nodes()
-        if self.placement == "docker":
-            unknown = [n["NodeID"] for n in nodes if n["NodeID"] not in self._sandbox_ok]
-            probes = [_sandbox_problems.options(scheduling_strategy=NodeAffinitySchedulingStrategy(node, soft=False))
-                      .remote() for node in unknown]
+        if self.placement == "docker" and self._probe is not None:
+            unknown = [n["NodeID"] for n in nodes if n["NodeID"] not in self._usable]
+            probes = [_node_problems.options(scheduling_strategy=NodeAffinitySchedulingStrategy(node, soft=False))
+                      .remote(self._probe) for node in unknown]
             for node, problems in zip(unknown, ray.get(probes)):
-                self._sandbox_ok[node] = not problems
+                self._usable[node] = not problems
                 if problems:
-                    logger.warning("Ray node %s cannot run sandboxed code: %s", node, "; ".join(problems))
-            nodes = [n for n in nodes if self._sandbox_ok[n["NodeID"]]]
+                    logger.warning("Ray node %s cannot run %s verifiers: %s", node, self.placement, "; ".join(problems))
+            nodes = [n for n in nodes if self._usable[n["NodeID"]]]
         if self.placement == "model" and any(n["Resources"].get("GPU", 0) >= 1 for n in nodes):
             return [(n["NodeID"], {"num_gpus": 1}) for n in nodes for _ in range(int(n["Resources"].get("GPU", 0)))]
         return [(n["NodeID"], {}) for n in nodes]
@@ -247,27 +246,30 @@ class RayExecutor:
         self._closed = False
 
     # -- actors and verifiers
-    def _group(self, placement: str) -> _ActorGroup:
+    def _group(self, verifier: Verifier) -> tuple[_ActorGroup, str, list[Any]]:
+        """The actor group of ``verifier``'s placement (started or refreshed), and the verifier's key
+        and boxed object ref on the actors."""
         with self._lock:
             if self._closed:
                 raise RuntimeError("this RayExecutor was shut down")
             if self.job_id is None:
                 connect()
                 self.job_id = ray.get_runtime_context().get_job_id()
+            key, boxed = self._stored(verifier)
+            placement = verifier_placement(verifier)
             group = self._groups.get(placement)
             if group is None:
-                group = self._groups[placement] = _ActorGroup(placement, self.actor_options)
+                group = self._groups[placement] = _ActorGroup(placement, self.actor_options, boxed)
             group.refresh()
             if not group.actors:
                 raise NoScoringNodes(f"no live node of the Ray cluster can score {placement!r} verifiers"
-                                     + (" (none has a usable Docker engine with the sandbox image; see the "
-                                        "warnings above and `rlenv sandbox doctor` on the nodes)"
-                                        if placement == "docker" else ""))
-            return group
+                                     + (" (see the warnings above: e.g. no node has a Docker engine with the "
+                                        "sandbox image, `rlenv sandbox doctor` says why)" if placement == "docker" else ""))
+            return group, key, boxed
 
     def actors(self, verifier: Verifier) -> list[Any]:
         """The live scoring actors that would score ``verifier`` (started if needed)."""
-        return list(self._group(verifier_placement(verifier)).actors)
+        return list(self._group(verifier)[0].actors)
 
     def _stored(self, verifier: Verifier) -> tuple[str, list[Any]]:
         """The key and boxed object ref of ``verifier`` on the actors (stored on first use)."""
@@ -303,9 +305,8 @@ class RayExecutor:
             raise ValueError(f"max_workers must be a positive int or None, got {max_workers!r}")
         if not tasks:
             return []
-        placement = verifier_placement(verifier)
-        group = self._group(placement)
-        key, boxed = self._stored(verifier)
+        group, key, boxed = self._group(verifier)
+        placement = group.placement
         tasks, completions = list(tasks), list(completions)
         with self._lock:
             actors = list(group.actors)[:max_workers]

@@ -68,6 +68,14 @@ def verifier_placement(verifier: Any) -> str:
     return placement
 
 
+def node_problems(verifier: Any) -> list[str]:
+    """What keeps this machine from running ``verifier``, from its own ``node_problems()`` (e.g. the
+    code verifier: no Docker engine, no sandbox image); empty when it can run here or says nothing.
+    Distributed executors call it on each node to choose where a placement's actors go."""
+    check = getattr(verifier, "node_problems", None)
+    return [str(p) for p in check()] if callable(check) else []
+
+
 def _score_batch_safely(verifier: Any, tasks: Sequence[Task], completions: Sequence[str]) -> list[RewardResult]:
     try:
         results = list(verifier.score_batch(list(tasks), list(completions)))

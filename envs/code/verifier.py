@@ -62,6 +62,14 @@ class CodeVerifier:
         self.reward, self.test_timeout_s, self.max_timeout_s = reward, test_timeout_s, max_timeout_s
         self.memory_mb, self.block, self.pool = memory_mb, block, pool
 
+    @staticmethod
+    def node_problems() -> list[str]:
+        """What keeps this machine from running the sandbox (Docker engine, sandbox image); empty when
+        it can. The Ray executor asks each node before it places code there."""
+        from rlenv.sandbox.doctor import diagnose
+
+        return [c.detail for c in diagnose(run_job=False) if c.name in ("engine", "image") and c.ok is False]
+
     def __getstate__(self) -> dict[str, Any]:
         return dict(self.__dict__, pool=None)
 

@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from rlenv.envs.format.base import FormatVerifier
-from rlenv.scoring import score_tasks, verifier_identity, verifier_placement, verify_safely
+from rlenv.scoring import node_problems, score_tasks, verifier_identity, verifier_placement, verify_safely
 from rlenv.types import RewardResult, Status, Task, Verifier
 
 _TAG_NAME = re.compile(r"^[A-Za-z][\w-]*$")
@@ -170,6 +170,10 @@ class AnswerContent:
     def placement(self) -> str:
         """The inner verifier's placement (see :func:`rlenv.scoring.verifier_placement`)."""
         return verifier_placement(self.verifier)
+
+    def node_problems(self) -> list[str]:
+        """The inner verifier's (see :func:`rlenv.scoring.node_problems`)."""
+        return node_problems(self.verifier)
 
     def _unparsable(self) -> RewardResult:
         return RewardResult(0.0, Status.UNPARSABLE, verifier=self.name, verifier_version=self.version,

@@ -21,7 +21,7 @@ from ray.cluster_utils import Cluster
 
 import rlenv
 from rlenv.integrations.trl import reward_funcs
-from rlenv.ray_executor import RayExecutor, shared_executor
+from rlenv.ray_executor import NoScoringNodes, RayExecutor, shared_executor
 from rlenv.scoring import score_tasks
 from rlenv.types import RewardResult, Status, Task
 
@@ -262,6 +262,31 @@ def test_a_verifier_the_nodes_cannot_load_gives_error_results(cluster, tmp_path,
     assert len(results) == 40 and {r.status for r in results} == {Status.ERROR}
     assert "driver_only" in results[0].details["error"]
     sys.modules.pop("driver_only", None)
+
+
+class DockerOnlyOn(SlowCounting):
+    """A ``docker`` verifier whose ``node_problems()`` refuse every node but ``node`` (None: all)."""
+
+    placement = "docker"
+
+    def __init__(self, node: str | None):
+        super().__init__(0.0)
+        self.node = node
+
+    def node_problems(self):
+        here = ray.get_runtime_context().get_node_id()
+        return [] if here == self.node else [f"no sandbox on {here[:8]}"]
+
+
+def test_docker_actors_go_only_where_the_verifier_can_run(cluster):
+    head = next(n["NodeID"] for n in ray.nodes() if n["Alive"] and n["NodeID"] != cluster.worker.node_id)
+    executor = RayExecutor()
+    verifier = DockerOnlyOn(head)
+    assert actor_nodes(executor, verifier) == [head]
+    assert [r.value for r in executor.score(verifier, *numbered(20))] == [float(i) for i in range(20)]
+    executor.shutdown()
+    with pytest.raises(NoScoringNodes, match="no live node of the Ray cluster can score 'docker' verifiers"):
+        RayExecutor().score(DockerOnlyOn(None), *numbered(2))
 
 
 def test_cli_score_on_the_cluster_equals_local(cluster, tmp_path):
