@@ -5,8 +5,9 @@ verifier declares (:func:`verifier_placement`: its ``placement`` attribute, or o
 verifiers it combines):
 
 * ``"cpu"`` (math, format, exact match, ...): ``actors_per_node`` on every alive node;
-* ``"docker"`` (code): one actor on each node whose Docker engine has the sandbox image (probed
-  once per node), so the code verifier's warm container pool in that actor is node-local;
+* ``"docker"`` (code): one actor on each node where the verifier class's ``node_ready()`` is true
+  (the code verifier's: Docker runs and has the sandbox image; probed once per node), so the warm
+  container pool in that actor is node-local;
 * ``"model"`` (reward models, guards, PRMs): one actor per GPU (``num_gpus=1``) when the cluster
   has GPUs, else ``actors_per_node`` per node; the model loads once per actor.
 
@@ -49,7 +50,14 @@ _SHARED_LOCK = threading.Lock()
 def verifier_placement(verifier: Any) -> str:
     """Where ``verifier`` must run: ``"docker"``, ``"model"`` or ``"cpu"``, from the ``placement``
     attribute it or a verifier it combines (a weighted sum, a gate, a wrapper's inner verifier) declares."""
-    found, pending, seen = set(), [verifier], set()
+    return _placement(verifier)[0]
+
+
+def _placement(verifier: Any) -> tuple[str, Any]:
+    """``(placement, probe)``: the placement and the ``node_ready()`` check of the class declaring it
+    (None: every node can)."""
+    found: dict[str, Any] = {}
+    pending, seen = [verifier], set()
     while pending and len(seen) < 256:
         item = pending.pop()
         if id(item) in seen or isinstance(item, (str, bytes, int, float, type)) or item is None:
@@ -57,24 +65,15 @@ def verifier_placement(verifier: Any) -> str:
         seen.add(id(item))
         placement = getattr(type(item), "placement", None)
         if placement in PLACEMENTS:
-            found.add(placement)
+            found.setdefault(placement, getattr(type(item), "node_ready", None))
         if isinstance(item, dict):
             pending.extend(item.values())
         elif isinstance(item, (list, tuple)):
             pending.extend(item)
         elif hasattr(item, "__dict__"):
             pending.extend(vars(item).values())
-    return next((p for p in PLACEMENTS if p in found), "cpu")
-
-
-def _sandbox_ready() -> bool:
-    """Whether this node's Docker engine can run the sandbox (engine up, image present)."""
-    from rlenv.sandbox.doctor import problems
-
-    try:
-        return not problems()
-    except Exception:  # no docker SDK, no engine socket: this node cannot run code
-        return False
+    placement = next((p for p in PLACEMENTS if p in found), "cpu")
+    return placement, found.get(placement)
 
 
 class _ScoringActor:
@@ -139,18 +138,19 @@ class RayExecutor:
                                        num_gpus=options.get("num_gpus", self._resources[1]))(_ScoringActor)
         return actor_class.options(scheduling_strategy=options["strategy"]).remote(self._max_workers)
 
-    def _pool(self, placement: str) -> list[Any]:
-        """The actors of ``placement`` (started on first use); empty when no node can host them."""
+    def _pool(self, placement: str, probe: Any = None) -> list[Any]:
+        """The actors of ``placement`` (started on first use, on the nodes where ``probe()`` is true
+        for a ``"docker"`` placement); empty when no node can host them."""
         if placement not in self._pools:
             from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
             ray = self._ray
             plans: list[dict[str, Any]] = []
             if placement == "docker":
-                probe = ray.remote(num_cpus=0)(_sandbox_ready)
                 nodes = self._nodes()
-                ready = ray.get([probe.options(scheduling_strategy=NodeAffinitySchedulingStrategy(n, soft=False))
-                                 .remote() for n in nodes])
+                ready = [True] * len(nodes) if probe is None else ray.get([
+                    ray.remote(num_cpus=0)(probe).options(
+                        scheduling_strategy=NodeAffinitySchedulingStrategy(n, soft=False)).remote() for n in nodes])
                 plans = [{"strategy": NodeAffinitySchedulingStrategy(n, soft=False)}
                          for n, ok in zip(nodes, ready, strict=True) if ok]
             elif placement == "model" and ray.cluster_resources().get("GPU", 0) >= 1:
@@ -160,9 +160,9 @@ class RayExecutor:
             self._pools[placement] = [(self._start(plan), plan) for plan in plans]
         return [actor for actor, _ in self._pools[placement]]
 
-    def node_ids(self, placement: str = "cpu") -> list[str]:
-        """The node of each actor of ``placement``, in order."""
-        return self._ray.get([actor.node_id.remote() for actor in self._pool(placement)])
+    def node_ids(self, placement: str = "cpu", probe: Any = None) -> list[str]:
+        """The node of each actor of ``placement`` (started with ``probe`` if not yet), in order."""
+        return self._ray.get([actor.node_id.remote() for actor in self._pool(placement, probe)])
 
     def score(self, verifier: Any, tasks: Sequence[Task], completions: Sequence[str],
               progress: bool = False) -> list[RewardResult]:
@@ -176,9 +176,9 @@ class RayExecutor:
         chunks = [(start, list(tasks[start:start + self.chunk_size]), [str(c) for c in
                    completions[start:start + self.chunk_size]]) for start in range(0, len(tasks), self.chunk_size)]
         results: list[RewardResult | None] = [None] * len(tasks)
-        placement = verifier_placement(verifier)
+        placement, probe = _placement(verifier)
         with self._lock:
-            pool = self._pool(placement)
+            pool = self._pool(placement, probe)
         if not pool:
             failed = RewardResult.error(f"no node of the Ray cluster can run this verifier (placement {placement!r}: "
                                         "no node has a Docker engine with the sandbox image)",

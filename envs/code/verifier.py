@@ -47,6 +47,16 @@ class CodeVerifier:
     #: Scored on a node whose Docker engine has the sandbox image (see :mod:`rlenv.ray_executor`).
     placement = "docker"
 
+    @staticmethod
+    def node_ready() -> bool:
+        """Whether this machine can run the sandbox: Docker answers and has the sandbox image."""
+        from rlenv.sandbox.doctor import problems
+
+        try:
+            return not problems()
+        except Exception:  # no docker SDK or no engine socket: this node cannot run code
+            return False
+
     name = "code"
     version = "1"
 

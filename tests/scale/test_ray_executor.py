@@ -49,7 +49,9 @@ def test_actors_spread_over_both_nodes_and_code_goes_to_docker_nodes(executor, d
     from rlenv.ray_executor import verifier_placement
 
     assert len(executor.actors) == 2 and len(set(executor.node_ids())) == 2
-    assert len(set(executor.node_ids("docker"))) == 2  # both nodes run Docker with the sandbox image here
+    from rlenv.envs.code import CodeVerifier
+
+    assert len(set(executor.node_ids("docker", CodeVerifier.node_ready))) == 2  # Docker with the image on both
     assert len(set(executor.node_ids("model"))) == 2  # no GPU: actors_per_node on every node
     assert verifier_placement(rlenv.make("rlenv/HumanEval-v0").unwrapped.verifier) == "docker"
     assert verifier_placement(rlenv.make("rlenv/Arithmetic-v0").unwrapped.verifier) == "cpu"
