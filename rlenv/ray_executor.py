@@ -119,7 +119,11 @@ class RayExecutor:
             raise ValueError(f"actors_per_node and chunk_size must be >= 1 and max_retries >= 0, got "
                              f"{actors_per_node}, {chunk_size}, {max_retries}")
         self._ray = ray
-        if not ray.is_initialized():
+        if ray.is_initialized():
+            current = ray.get_runtime_context().gcs_address
+            if address not in (None, "auto", current):
+                raise ValueError(f"this process is already connected to the Ray cluster at {current}, not {address!r}")
+        else:
             ray.init(address=address, ignore_reinit_error=True, log_to_driver=False, **(init_kwargs or {}))
         self.chunk_size, self.max_retries = chunk_size, max_retries
         self.actors_per_node, self._max_workers = actors_per_node, max_workers

@@ -34,6 +34,10 @@ def cluster():
     cluster.shutdown()
 
 
+def cluster_address() -> str:
+    return ray.get_runtime_context().gcs_address
+
+
 @pytest.fixture(scope="module")
 def executor(cluster):
     executor = RayExecutor(chunk_size=16, num_cpus=0.25)
@@ -49,6 +53,11 @@ def test_actors_spread_over_both_nodes_and_code_goes_to_docker_nodes(executor, d
     from rlenv.ray_executor import verifier_placement
 
     assert len(executor.actors) == 2 and len(set(executor.node_ids())) == 2
+    same_cluster = RayExecutor(cluster_address(), num_cpus=0.25)  # the cluster this process is connected to
+    assert len(same_cluster.actors) == 2
+    same_cluster.shutdown()
+    with pytest.raises(ValueError, match="already connected to the Ray cluster"):
+        RayExecutor("127.0.0.1:1")
     from rlenv.envs.code import CodeVerifier
 
     assert len(set(executor.node_ids("docker", CodeVerifier.node_ready))) == 2  # Docker with the image on both
