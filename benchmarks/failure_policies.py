@@ -1,4 +1,4 @@
-"""Verifier-failure policies in GRPO: held-out pass@1 gain with injected failures, clean run as baseline.
+"""Verifier-failure policies in policy-gradient training: held-out pass@1 gain with injected failures, clean run as baseline.
 
 From one SFT warm start of a tiny Llama on ``rlenv/Arithmetic-v0`` (level 1), GRPO runs with the
 verifier failing (status ``error``) on ``--rate`` of its calls (``--parsed-only``: only on answers
@@ -32,12 +32,14 @@ from rlenv.trainers import ALGORITHMS, Trainer, gold_examples, sft  # noqa: E402
 
 
 class InjectedFailures:
-    """Fails ``rate`` of the calls (by a hash of the call number, the task and the completion)."""
+    """Fails ``rate`` of the calls (``unit="call"``: by a hash of the call number, the task and the
+    completion) or every call on ``rate`` of the tasks (``unit="task"``: a broken task, e.g. a
+    reference the checker cannot read)."""
 
     name = "injected"
 
-    def __init__(self, inner, rate: float, seed: int, parsed_only: bool):
-        self.inner, self.rate, self.seed, self.parsed_only = inner, rate, seed, parsed_only
+    def __init__(self, inner, rate: float, seed: int, parsed_only: bool, unit: str = "call"):
+        self.inner, self.rate, self.seed, self.parsed_only, self.unit = inner, rate, seed, parsed_only, unit
         self.calls, self.lock = 0, threading.Lock()
 
     def __call__(self, task, completion):
@@ -47,7 +49,8 @@ class InjectedFailures:
         result = self.inner(task, completion)
         if self.parsed_only and result.status.value == "unparsable":
             return result
-        if zlib.crc32(f"{self.seed}|{n}|{task.id}|{completion}".encode()) % 1000 < 1000 * self.rate:
+        key = f"{self.seed}|{task.reference}" if self.unit == "task" else f"{self.seed}|{n}|{task.id}|{completion}"
+        if zlib.crc32(key.encode()) % 1000 < 1000 * self.rate:
             return RewardResult.error(f"injected crash on {task.id}")
         return result
 
@@ -57,12 +60,13 @@ def gain(policy: str, state: dict, before: float, seed: int, args: argparse.Name
     model.load_state_dict(state)
     env = training_split(make_task_env())
     if policy != "clean":
-        env = TextEnv(env.unwrapped.source, InjectedFailures(env.unwrapped.verifier, args.rate, seed, args.parsed_only))
+        env = TextEnv(env.unwrapped.source, InjectedFailures(env.unwrapped.verifier, args.rate, seed, args.parsed_only,
+                                                             args.unit))
     config = dict(steps=args.steps, num_tasks=32, group_size=args.group_size, lr=5e-4, max_new_tokens=MAX_NEW_TOKENS,
                   micro_batch_size=64, progress=False, seed=0, fail_fast_fraction=None,
                   on_verifier_error="mask" if policy == "clean" else policy)
     torch.manual_seed(0)
-    Trainer(model, env, ALGORITHMS["grpo"].replace(ppo_epochs=4), config=config, tokenizer=tok).train()
+    Trainer(model, env, ALGORITHMS[args.algorithm].replace(ppo_epochs=4), config=config, tokenizer=tok).train()
     return held_out_pass_at_1(model, tok, make_task_env()) - before
 
 
@@ -71,6 +75,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--sft-steps", type=int, default=600, help="warm-up SFT steps (600: pass@1 about 0.6)")
     parser.add_argument("--rate", type=float, default=0.3)
     parser.add_argument("--parsed-only", action="store_true")
+    parser.add_argument("--unit", choices=["call", "task"], default="call",
+                        help="call: random calls fail; task: every call on a share of the problems fails")
+    parser.add_argument("--algorithm", default="grpo", help="a policy-gradient preset (e.g. reinforce_pp)")
     parser.add_argument("--steps", type=int, default=100)
     parser.add_argument("--group-size", type=int, default=8)
     parser.add_argument("--policies", default="mask,zero,resample")
@@ -92,7 +99,7 @@ def main(argv: list[str] | None = None) -> None:
               flush=True)
     clean = rows["clean"][0]
     print(f"\nwarm start pass@1 {before:.3f}; {args.rate:.0%} failures{' on parsed answers' if args.parsed_only else ''}; "
-          f"GRPO {args.steps} steps x 32 prompts x {args.group_size}")
+          f"(unit: {args.unit}); {args.algorithm} {args.steps} steps x 32 prompts x {args.group_size}")
     print("| policy | gains | mean gain | ratio vs clean |")
     print("|---|---|---|---|")
     for policy, gains in rows.items():

@@ -322,6 +322,15 @@ def test_the_reward_service_scores_through_the_cluster(cluster, serve_app):
     assert [row["status"] for a in answers for row in a.json()] == expected
 
 
+def test_connecting_elsewhere_while_connected_is_refused(cluster):
+    from rlenv.ray_executor import connect
+
+    connect(cluster.address)  # the cluster this process is on: nothing to do
+    connect(None)
+    with pytest.raises(ValueError, match=f"already connected to the Ray cluster at {cluster.address}, not '127.0.0.1:1'"):
+        connect("127.0.0.1:1")
+
+
 def test_ray_is_imported_only_for_the_ray_executor():
     code = ("import sys, rlenv; env = rlenv.make('rlenv/ExactMatch-v0'); t = env.unwrapped.source[0]; "
             "rlenv.score(env, [{'task_id': t.id, 'completion': t.reference}]); "
