@@ -20,6 +20,11 @@ from rlenv.sources import load_rows
 OFFLINE_VARIABLES = ("HF_DATASETS_OFFLINE", "HF_HUB_OFFLINE")
 
 
+#: Which Hub dataset each table loaded by :func:`load_hub_rows` in this process came from, by the
+#: table's ``datasets`` fingerprint (read by run manifests through :func:`hub_origin`).
+_ORIGINS: dict[str, dict[str, Any]] = {}
+
+
 class DatasetUnavailableError(ConnectionError):
     """The Hub dataset behind an env's default data cannot be loaded (no network, or offline with no cache)."""
 
@@ -93,7 +98,15 @@ def load_hub_rows(dataset: HubDataset, split: str, env_id: str) -> Any:
             parts.append(datasets.load_dataset(dataset.path, config, split=split))
         except (ConnectionError, datasets.exceptions.DatasetNotFoundError) as exc:
             raise DatasetUnavailableError(unavailable_message(dataset, split, env_id, exc)) from exc
-    return parts[0] if len(parts) == 1 else datasets.concatenate_datasets(parts)
+    rows = parts[0] if len(parts) == 1 else datasets.concatenate_datasets(parts)
+    _ORIGINS[rows._fingerprint] = {"hub_id": dataset.path, "configs": list(dataset.configs), "split": split}
+    return rows
+
+
+def hub_origin(rows: Any) -> dict[str, Any] | None:
+    """``{"hub_id", "configs", "split"}`` of the Hub dataset that :func:`load_hub_rows` loaded ``rows``
+    from in this process, or None (local files, rows built in memory, or a table changed since)."""
+    return _ORIGINS.get(getattr(rows, "_fingerprint", None))
 
 
 def task_rows(data_files: Any, split: str | None, dataset: HubDataset, env_id: str) -> Any:

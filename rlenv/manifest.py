@@ -1,9 +1,11 @@
 """``manifest.json``: how a run (evaluation, audit, training) was made, so that two runs can be compared.
 
 A manifest records the rlenv version (and git commit when rlenv runs from a checkout), the env id
-and its constructor keyword arguments, the task source (kind, size, and a content fingerprint for
-datasets), the verifier's name and version, the run's own settings (sampling, seeds, time
-limits...) and the versions of the libraries that change results. :func:`manifest_differences`
+and its constructor keyword arguments, the task source (kind, size; for datasets the table's
+``datasets`` fingerprint, which changes with the files or the Hub revision loaded, and for a
+catalog env's default data the Hub dataset id, configs and split), the verifier's name and
+version, the run's own settings (sampling, seeds, time limits...) and the versions of the
+libraries that change results. :func:`manifest_differences`
 lists what differs between two manifests; ``rlenv compare`` warns about anything but the model.
 """
 
@@ -51,11 +53,16 @@ def _git_commit() -> str | None:
 
 
 def _source_facts(source: Any) -> dict[str, Any]:
+    from rlenv.hub import hub_origin
+
     facts: dict[str, Any] = {"kind": type(source).__name__, "size": getattr(source, "size", None)}
     rows = getattr(source, "rows", None)
-    fingerprint = getattr(rows, "_fingerprint", None)  # datasets' content fingerprint of the loaded table
+    fingerprint = getattr(rows, "_fingerprint", None)  # datasets' fingerprint of the loaded table
     if fingerprint is not None:
         facts["fingerprint"] = fingerprint
+    origin = hub_origin(rows)
+    if origin is not None:
+        facts["dataset"] = origin
     for name in ("seed", "prefix"):
         if isinstance(getattr(source, name, None), (int, str)):
             facts[name] = getattr(source, name)

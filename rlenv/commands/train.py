@@ -8,6 +8,8 @@ Writes ``DIR/metrics.jsonl`` (one row per step), ``DIR/samples.jsonl`` (a few co
 their verdicts at step 1 and every 10 steps: ``--set log_samples=N --set log_samples_every=K``),
 checkpoints ``DIR/checkpoint-N/`` (with ``--save-every``), TensorBoard logs (``--tensorboard``),
 the trained model in ``DIR/final/`` and ``DIR/report.html`` (curves and samples, ``rlenv report``).
+Every algorithm writes ``DIR/manifest.json`` (:mod:`rlenv.manifest`: env, data, verifier, settings,
+the SFT warm-up, library versions).
 Runs data-parallel under ``accelerate launch`` / ``torchrun``. Trainer fields without a flag are
 set with ``--set FIELD=VALUE`` and algorithm fields with ``--algo-set FIELD=VALUE`` (values are
 JSON, e.g. ``--algo-set kl_coef=0.001 --set lr_schedule='"cosine"'``).
@@ -118,17 +120,24 @@ def run(args: argparse.Namespace) -> int:
         examples = gold_examples(env, range(wanted if size is None else min(size, wanted)))
         sft(model, tokenizer, examples, steps=args.sft_steps, batch_size=16, lr=args.sft_lr, seed=args.seed,
             progress=True)
+    single_env = env
     if family != "policy_gradient":  # these sample groups from a vector env
         from rlenv.vector import TextVectorEnv
 
         env = TextVectorEnv(env, num_tasks=args.num_tasks, group_size=args.group_size or 4)
     trainer = make_trainer(args.algorithm, model, tokenizer, env, config, **options)
-    if family == "policy_gradient":
-        history = trainer.train(resume_from=args.resume)
-        trainer.save_checkpoint(args.output / f"checkpoint-{trainer.step}")
-    else:
-        history = trainer.train()
     from rlenv.trainers import distributed
+
+    warm_up = {"sft_steps": args.sft_steps if args.resume is None else 0, "sft_lr": args.sft_lr}
+    if family == "policy_gradient":
+        history = trainer.train(resume_from=args.resume)  # the Trainer writes DIR/manifest.json as it starts
+        trainer.save_checkpoint(args.output / f"checkpoint-{trainer.step}")
+        if distributed.rank() == 0:
+            _add_to_manifest(args.output, {"warm_up": warm_up})
+    else:
+        if distributed.rank() == 0:
+            _write_manifest(args, single_env, trainer, warm_up)
+        history = trainer.train()
 
     if distributed.rank() == 0:
         final = args.output / "final"
@@ -144,3 +153,25 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(json.dumps({"algorithm": args.algorithm, "steps": steps, "final": str(final),
                                      "last": last}) + "\n")
     return 0
+
+
+def _write_manifest(args: argparse.Namespace, env: Any, trainer: Any, warm_up: dict[str, Any]) -> None:
+    """``DIR/manifest.json`` of a self-training or online-preference run (policy-gradient runs get theirs from the
+    Trainer)."""
+    import dataclasses
+
+    from rlenv.manifest import MANIFEST_FILE, run_manifest, write_manifest
+
+    settings = {"algorithm": args.algorithm, "config": dataclasses.asdict(trainer.config), "model": args.model,
+                "group_size": trainer.env.group_size, "num_tasks": trainer.env.num_tasks, "warm_up": warm_up}
+    write_manifest(args.output / MANIFEST_FILE, run_manifest("train", env, settings))
+
+
+def _add_to_manifest(output: Path, settings: dict[str, Any]) -> None:
+    """Add ``settings`` to the settings of the manifest the Trainer wrote in ``output``."""
+    from rlenv.manifest import MANIFEST_FILE, write_manifest
+
+    path = output / MANIFEST_FILE
+    manifest = json.loads(path.read_text(encoding="utf-8"))
+    manifest["settings"].update(settings)
+    write_manifest(path, manifest)

@@ -49,10 +49,11 @@ class FailsOnce:
     name = "fails_once"
 
     def __init__(self, inner):
-        self.inner, self.seen, self.lock = inner, set(), threading.Lock()
+        self.inner, self.seen, self.lock, self.calls = inner, set(), threading.Lock(), 0
 
     def __call__(self, task, completion):
         with self.lock:
+            self.calls += 1
             first = (task.id, completion) not in self.seen
             self.seen.add((task.id, completion))
         if first and task.id.endswith(("1", "3")):
@@ -68,11 +69,12 @@ def test_retry_errors_scores_only_the_failed_samples_again(tmp_path):
     options = EvalOptions(ks=[1], n_resamples=50, plot=False, report=False, progress=False)
     first = evaluate_samples(env, samples, tmp_path, options)
     assert first["errors"]["count"] == 2 and first["metrics"]["pass@1"]["value"] == 1.0  # errors left out
-    assert first["num_tasks"] == 4
+    assert first["num_tasks"] == 4 and verifier.calls == 6
     again = evaluate_samples(env, samples, tmp_path, options)
-    assert again["errors"]["count"] == 2  # a plain rerun keeps what is stored
+    assert again["errors"]["count"] == 2 and verifier.calls == 6  # a plain rerun keeps what is stored
     retried = evaluate_samples(env, samples, tmp_path, EvalOptions(**{**options.__dict__, "retry_errors": True}))
     assert retried["errors"]["count"] == 0 and retried["num_tasks"] == 6
+    assert verifier.calls == 8  # only the two failed samples were scored again
     rows = [json.loads(line) for line in (tmp_path / "results.jsonl").read_text().splitlines()]
     assert len(rows) == 6 and all(r["status"] == "correct" for r in rows)
 

@@ -69,3 +69,14 @@ def test_audit_and_training_write_manifests(tmp_path):
     train = json.loads((tmp_path / "run" / "manifest.json").read_text())
     assert train["kind"] == "train" and train["env"]["kwargs"] == {"level": 1}
     assert train["settings"]["algorithm"]["name"] == "grpo" and train["settings"]["config"]["seed"] == 0
+
+
+def test_manifest_names_the_hub_dataset_a_catalog_env_read(tmp_path, catalog_hub):
+    samples = samples_file(tmp_path / "s.jsonl", completion="#### 18")
+    assert main(["eval", "rlenv/GSM8K-v0", "--samples", str(samples), "--out", str(tmp_path / "gsm8k"), "--no-plot",
+                 "--no-report"]) == 0
+    source = json.loads((tmp_path / "gsm8k" / "manifest.json").read_text())["env"]["source"]
+    assert source["dataset"] == {"hub_id": "openai/gsm8k", "configs": ["main"], "split": "test"}
+    assert source["kind"] == "DatasetSource" and source["size"] == 1319 and source["fingerprint"]
+    local = evaluate(tmp_path, "local")  # procedural tasks: no dataset
+    assert "dataset" not in local["env"]["source"] and "fingerprint" not in local["env"]["source"]

@@ -38,6 +38,10 @@ def test_rlenv_train_runs_saves_and_resumes(tmp_path):
     data = json.loads(re.search(r'<script type="application/json" id="rlenv-data">(.*?)</script>', page).group(1))
     assert data["runs"][0]["kind"] == "train" and data["runs"][0]["curves"]["steps"] == [1.0, 2.0]
     assert len(data["samples"]) == 4
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["kind"] == "train" and manifest["env"]["id"] == "rlenv/ExactMatch-v0"
+    assert manifest["settings"]["algorithm"]["name"] == "rloo" and manifest["settings"]["config"]["lr"] == 1e-3
+    assert manifest["settings"]["warm_up"] == {"sft_steps": 3, "sft_lr": 1e-3}
 
     resumed = run_cli(*common, "--steps", "3", "--resume", str(out / "checkpoint-2"))
     assert resumed.returncode == 0, resumed.stderr
@@ -71,3 +75,9 @@ def test_rlenv_train_starts_the_other_families(tmp_path):
         assert run.returncode == 0, run.stderr
         summary = json.loads(run.stdout.strip().splitlines()[-1])
         assert summary["algorithm"] == algorithm and summary["steps"] == 2 and (out / "final" / "config.json").exists()
+        manifest = json.loads((out / "manifest.json").read_text())
+        assert manifest["kind"] == "train" and manifest["env"]["id"] == "rlenv/ExactMatch-v0"
+        settings = manifest["settings"]
+        assert settings["algorithm"] == algorithm and settings["group_size"] == 2 and settings["model"] == str(model_dir)
+        assert settings["config"]["seed"] == 0 and settings["config"]["sampling"]["max_new_tokens"] == 4
+        assert settings["config"]["on_verifier_error"] == "mask" and settings["warm_up"]["sft_steps"] == 0

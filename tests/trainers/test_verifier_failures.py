@@ -1,47 +1,24 @@
 """Episodes whose verifier failed: masked out of the update (default), kept as 0 (``zero``), or scored
 again (``resample``); a broken environment stops training with an error that names it."""
 
-import threading
-import zlib
-
 import pytest
 import torch
-from trainer_helpers import MAX_NEW_TOKENS, addition_env, tiny_policy
+from trainer_helpers import MAX_NEW_TOKENS, addition_env, tiny_policy, with_failures
 
-from rlenv import RewardResult, TextEnv, TextVectorEnv
-from rlenv.inference.policy import HFGenerator, SamplingConfig
-from rlenv.trainers import Trainer, TrainerConfig
+from rlenv import RewardResult, TextVectorEnv
+from rlenv.inference.policy import Generation, HFGenerator, SamplingConfig
+from rlenv.trainers import ALGORITHMS, Trainer, TrainerConfig
 from rlenv.trainers.policy_gradient.advantages import get as advantage
 from rlenv.trainers.rollout import FailureLog, FailurePolicy, collect
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
-class Flaky:
-    """Wraps a verifier; fails on a chosen share of calls. ``transient``: a repeated call of the same
-    (task, completion) draws again, so re-scoring can succeed; otherwise the same episode always fails."""
-
-    name = "flaky"
-
-    def __init__(self, inner, rate, transient=True):
-        self.inner, self.rate, self.transient = inner, rate, transient
-        self.calls: dict[tuple[str, str], int] = {}
-        self.lock = threading.Lock()
-
-    def __call__(self, task, completion):
-        with self.lock:
-            n = self.calls.get((task.id, completion), 0)
-            self.calls[(task.id, completion)] = n + 1
-        draw = zlib.crc32(f"{task.id}|{completion}|{n if self.transient else 0}".encode()) % 1000 / 1000
-        if draw < self.rate:
-            raise RuntimeError(f"injected crash on {task.id}")
-        return self.inner(task, completion)
-
-
 def flaky_env(rate, transient=True, num_tasks=8, group_size=4):
-    base = addition_env()
-    return TextVectorEnv(TextEnv(base.source, Flaky(base.verifier, rate, transient)), num_tasks=num_tasks,
-                         group_size=group_size)
+    """Addition tasks whose verifier crashes on ``rate`` of its calls (``transient``: scoring again draws anew;
+    otherwise the same episode always fails)."""
+    failing = with_failures(addition_env(), rate, unit="call" if transient else "completion")
+    return TextVectorEnv(failing, num_tasks=num_tasks, group_size=group_size)
 
 
 def generator():
@@ -82,22 +59,68 @@ def test_group_statistics_see_only_valid_members_and_lone_members_get_zero(estim
         torch.testing.assert_close(adv[groups[kept] == 0], g0)
 
 
-def test_masked_episodes_change_no_gradient():
-    """The update on a batch with failures masked equals the update on the batch without them."""
-    model, tok, gen = generator()
-    full, _ = collect(flaky_env(0.3, transient=False), gen, tok, seed=1, failures=FailurePolicy(on_verifier_error="zero"))
-    masked, _ = collect(flaky_env(0.3, transient=False), gen, tok, seed=1, failures=FailurePolicy(on_verifier_error="mask"))
-    valid = full.select(torch.tensor([s != "error" for s in full.infos["status"]]))
+def alternating_answers(tok):
+    """A scripted policy for :func:`addition_env`: right on the even members of each group, one off on the odd."""
+
+    def generate(prompts):
+        answers = []
+        for i, prompt in enumerate(prompts):
+            a, b = (int(x) for x in prompt.rstrip("=").split("+"))
+            answers.append(str(a + b + i % 2))
+        return Generation.from_token_lists([tok.encode(p) for p in prompts],
+                                           [tok.encode(a) + [tok.eos_token_id] for a in answers],
+                                           pad_token_id=tok.pad_token_id, eos_token_id=tok.eos_token_id)
+
+    return generate
+
+
+def test_dynamic_sampling_judges_groups_by_their_valid_members():
+    """DAPO keeps a group only when its valid members' rewards differ: a group whose wrong answers
+    crashed the verifier has nothing left to learn from under ``mask``, though its zeros would differ."""
+    _, tok = tiny_policy(hidden_size=32)
+    zero_batch, _ = collect(flaky_env(0.3, transient=False, num_tasks=16), alternating_answers(tok), tok, seed=0,
+                            failures=FailurePolicy(on_verifier_error="zero"))
+    valid = torch.tensor([s != "error" for s in zero_batch.infos["status"]])
+    groups = [int(g) for g in torch.unique(zero_batch.group_ids)]
+
+    def informative(group, members):
+        rewards = zero_batch.rewards[(zero_batch.group_ids == group) & members]
+        return bool(rewards.numel()) and bool(rewards.max() != rewards.min())
+
+    with_valid = {g for g in groups if informative(g, valid)}
+    with_zeros = {g for g in groups if informative(g, torch.ones_like(valid))}
+    assert with_valid and with_valid != with_zeros  # some group only looks informative through its zeros
+    masked, stats = collect(flaky_env(0.3, transient=False, num_tasks=16), alternating_answers(tok), tok, seed=0,
+                            dynamic_sampling=True, max_refills=0, failures=FailurePolicy(on_verifier_error="mask"))
+    assert {int(g) for g in torch.unique(masked.group_ids)} == with_valid and stats["groups_kept"] == len(with_valid)
+    assert "error" not in masked.infos["status"]
+
+
+@pytest.mark.parametrize("name", list(ALGORITHMS))
+def test_masked_episodes_change_no_gradient(name):
+    """For every preset, the update on a batch with failures masked equals the update on the batch
+    without them, and differs from the update that counts them as 0."""
+    model, tok = tiny_policy(hidden_size=32)
+    zero_batch, _ = collect(flaky_env(0.3, transient=False), alternating_answers(tok), tok, seed=1,
+                            failures=FailurePolicy(on_verifier_error="zero"))
+    masked, _ = collect(flaky_env(0.3, transient=False), alternating_answers(tok), tok, seed=1,
+                        failures=FailurePolicy(on_verifier_error="mask"))
+    valid = zero_batch.select(torch.tensor([s != "error" for s in zero_batch.infos["status"]]))
+    assert 0 < len(valid) < len(zero_batch)
     config = dict(num_tasks=8, group_size=4, optimizer="sgd", lr=0.5, max_grad_norm=None, progress=False,
-                  max_new_tokens=MAX_NEW_TOKENS)
+                  max_new_tokens=MAX_NEW_TOKENS, seed=0)
     after = []
-    for batch in (masked, valid):
+    for batch in (masked, valid, zero_batch):
+        torch.manual_seed(0)
         policy, _ = tiny_policy(hidden_size=32)
         policy.load_state_dict(model.state_dict())
-        Trainer(policy, None, "grpo", config=config, tokenizer=tok).update(batch)
+        Trainer(policy, None, name, config=config, tokenizer=tok).update(batch)
         after.append({k: v.detach().clone() for k, v in policy.named_parameters()})
     for key in after[0]:
         assert torch.equal(after[0][key], after[1][key]), key
+    start = dict(model.named_parameters())
+    assert any(not torch.equal(after[0][k], start[k]) for k in start)  # the update did something
+    assert any(not torch.equal(after[0][k], after[2][k]) for k in start)  # and the zeros would have changed it
 
 
 def test_resample_recovers_transient_failures():
@@ -146,9 +169,7 @@ def test_self_training_and_online_dpo_apply_the_policy_and_fail_fast():
             masked = metrics["failures/masked"]
             assert (masked > 0) if on_error == "mask" else masked == 0
         assert raft.rounds[0]["samples"] == 32 - raft.rounds[0]["failures/masked"]
-    env = rlenv.make("rlenv/Arithmetic-v0")
-    broken = TextEnv(env.unwrapped.source, Flaky(env.unwrapped.verifier, 1.0))
-    broken.spec = env.spec
+    broken = with_failures(rlenv.make("rlenv/Arithmetic-v0"), 1.0)
     model, tok = tiny_policy(hidden_size=32)
     raft = SelfTrainer(model, tok, TextVectorEnv(broken, num_tasks=2, group_size=2),
                        self_training_config("raft", rounds=5, sampling=sampling, fail_fast_steps=2))
@@ -165,9 +186,7 @@ def test_a_broken_environment_stops_training_and_names_it():
     import rlenv
 
     model, tok = tiny_policy(hidden_size=32)
-    env = rlenv.make("rlenv/Arithmetic-v0")
-    broken = TextEnv(env.unwrapped.source, Flaky(env.unwrapped.verifier, 1.0))
-    broken.spec = env.spec
+    broken = with_failures(rlenv.make("rlenv/Arithmetic-v0"), 1.0)
     trainer = Trainer(model, broken, "grpo", tokenizer=tok,
                       config=dict(num_tasks=4, group_size=2, max_new_tokens=4, progress=False, fail_fast_steps=2))
     with pytest.raises(RuntimeError) as info:

@@ -6,7 +6,10 @@ lowest level); ``addition_env`` is a self-contained 100-task environment for uni
 
 from __future__ import annotations
 
+import copy
 import random
+import threading
+import zlib
 
 import rlenv
 from rlenv import (
@@ -50,6 +53,50 @@ class ExactAnswer:
         ok = answer == task.reference
         return RewardResult(float(ok), Status.CORRECT if ok else Status.INCORRECT, verifier=self.name,
                             verifier_version=self.version)
+
+
+class InjectedFailures:
+    """Wraps a verifier and makes it crash (raise) on a chosen share of its calls, deterministically.
+
+    Whether a call fails is drawn from a hash of ``seed``, the task and the completion, so the same
+    rollout fails in the same places whatever thread scores it:
+
+    - ``unit="call"``: the hash also covers how often that (task, completion) was scored before:
+      scoring it again draws anew (a transient crash that re-scoring can fix);
+    - ``unit="completion"``: the same (task, completion) always fails;
+    - ``unit="task"``: every call on a drawn share of the problems fails (a broken problem).
+
+    ``parsed_only``: only answers the wrapped verifier could read fail (a crash while checking an answer).
+    """
+
+    name = "injected_failures"
+
+    def __init__(self, inner, rate: float, *, unit: str = "call", seed: int = 0, parsed_only: bool = False):
+        if unit not in ("call", "completion", "task"):
+            raise ValueError(f"unit must be 'call', 'completion' or 'task', got {unit!r}")
+        self.inner, self.rate, self.unit, self.seed, self.parsed_only = inner, rate, unit, seed, parsed_only
+        self.calls: dict[tuple[str, str], int] = {}
+        self.lock = threading.Lock()
+
+    def __call__(self, task: Task, completion: str) -> RewardResult:
+        with self.lock:
+            n = self.calls.get((task.id, completion), 0)
+            self.calls[(task.id, completion)] = n + 1
+        result = self.inner(task, completion)
+        if self.parsed_only and result.status == Status.UNPARSABLE:
+            return result
+        key = {"call": f"{task.id}|{completion}|{n}", "completion": f"{task.id}|{completion}",
+               "task": task.prompt}[self.unit]
+        if zlib.crc32(f"{self.seed}|{key}".encode()) % 1000 < 1000 * self.rate:
+            raise RuntimeError(f"injected crash on {task.id}")
+        return result
+
+
+def with_failures(env: TextEnv, rate: float, **options) -> TextEnv:
+    """A copy of ``env`` (same tasks, prompts and spec) whose verifier crashes as :class:`InjectedFailures` says."""
+    failing = copy.copy(env.unwrapped)
+    failing.verifier = InjectedFailures(env.unwrapped.verifier, rate, **options)
+    return failing
 
 
 def addition_env() -> TextEnv:
@@ -105,10 +152,26 @@ def warm_start_state() -> tuple[dict, float]:
     return {k: v.clone() for k, v in model.state_dict().items()}, before
 
 
+def policy_gradient_gain(state: dict, before: float, algorithm, config: dict, failure_rate: float = 0.0,
+                         **failure_options) -> tuple[float, list[dict]]:
+    """``(held-out pass@1 gain, step metrics)`` of a policy-gradient run from the warm start ``(state, before)``
+    on the training split, the verifier crashing on ``failure_rate`` of its calls (:func:`with_failures`)."""
+    from rlenv.trainers import Trainer
+
+    model, tok = tiny_policy()
+    model.load_state_dict(state)
+    env = make_task_env()
+    train_env = training_split(env)
+    if failure_rate:
+        train_env = with_failures(train_env, failure_rate, **failure_options)
+    history = Trainer(model, train_env, algorithm, config=config, tokenizer=tok).train()
+    return held_out_pass_at_1(model, tok, env) - before, history
+
+
 def tiny_policy(seed: int = 0, hidden_size: int = 64, num_layers: int = 2):
     """``(model, tokenizer)``: a tiny Llama on a character tokenizer, built locally."""
     tok = tiny_tokenizer()
     return tiny_causal_lm(tok, hidden_size=hidden_size, num_layers=num_layers, seed=seed), tok
 
 
-__all__ = ["HELD_OUT_PROBLEMS", "HELD_OUT_START", "MAX_NEW_TOKENS", "NUM_TASKS", "TRAIN_SIZE", "addition_env", "make_task_env", "rlenv", "tiny_policy", "training_split", "held_out_indices", "held_out_pass_at_1", "warm_start_state"]
+__all__ = ["HELD_OUT_PROBLEMS", "HELD_OUT_START", "InjectedFailures", "MAX_NEW_TOKENS", "NUM_TASKS", "TRAIN_SIZE", "addition_env", "with_failures", "make_task_env", "policy_gradient_gain", "rlenv", "tiny_policy", "training_split", "held_out_indices", "held_out_pass_at_1", "warm_start_state"]
