@@ -117,10 +117,11 @@ class EnvReward:
     """One TRL reward function over an environment (see :func:`reward_funcs`).
 
     ``component=None`` returns the environment's reward (after any reward wrappers); a component
-    name returns ``result.components[name]`` (None when a result lacks it).
+    name returns ``result.components[name]`` (None when a result lacks it). ``on_error="none"``
+    gives every function None for an episode whose verifier failed.
     """
 
-    def __init__(self, scorer: _Scorer, component: str | None, name: str, on_error: str = "zero"):
+    def __init__(self, scorer: _Scorer, component: str | None, name: str, on_error: str = "none"):
         if on_error not in ON_ERROR:
             raise ValueError(f"on_error must be one of {ON_ERROR}, got {on_error!r}")
         self._scorer = scorer
@@ -132,10 +133,16 @@ class EnvReward:
         scored = self._scorer.score(completions, columns)
         if self.component is None:
             self._log_statuses(scored, columns.get("log_metric"), columns.get("log_extra"))
-            return [None if item is None or (self.on_error == "none" and item[1].status is Status.ERROR)
-                    else item[0] for item in scored]
-        return [None if item is None or self.component not in item[1].components
-                else float(item[1].components[self.component]) for item in scored]
+        out: list[float | None] = []
+        for item in scored:
+            if item is None or (self.on_error == "none" and item[1].status is Status.ERROR):
+                out.append(None)
+            elif self.component is None:
+                out.append(item[0])
+            else:
+                components = item[1].components
+                out.append(float(components[self.component]) if self.component in components else None)
+        return out
 
     def _log_statuses(self, scored: Sequence[tuple[float, RewardResult] | None], log_metric: Any,
                       log_extra: Any) -> None:
@@ -158,7 +165,7 @@ def reward_funcs(
     name: str | None = None,
     executor: Any = "thread",
     max_workers: int | None = None,
-    on_error: str = "zero",
+    on_error: str = "none",
 ) -> list[EnvReward]:
     """TRL reward functions for ``env``: the reward first, then one function per named component.
 
@@ -170,9 +177,11 @@ def reward_funcs(
         name: The reward's name in TRL's logs (default ``rlenv/<verifier name>``); give each of
             several environments sharing a verifier its own name.
         executor, max_workers: How verification runs concurrently (see :func:`rlenv.score_tasks`).
-        on_error: ``"zero"`` gives an episode whose verifier failed (status ``error``) its reward
-            (0); ``"none"`` gives it ``None``, which TRL's weighted ``nansum`` skips, so a verifier
-            crash never trains the policy.
+        on_error: ``"none"`` (default) gives an episode whose verifier failed (status ``error``)
+            ``None`` from every function (the reward and each component): TRL then treats it as
+            unscorable, leaves it out of its group's mean and std and gives it advantage 0 (tested
+            with TRL 1.16), so a verifier crash never trains the policy; a TRL without that rule
+            sums an all-None row to 0. ``"zero"`` gives it the verifier's reward (0).
 
     Returns:
         Callables ``fn(prompts, completions, task_id, **columns) -> list[float | None]``, named
@@ -184,7 +193,8 @@ def reward_funcs(
     if name is None:
         name = f"rlenv/{getattr(env.unwrapped.verifier, 'name', type(env.unwrapped.verifier).__name__)}"
     scorer = _Scorer(env, env_id, executor, max_workers)
-    return [EnvReward(scorer, None, name, on_error)] + [EnvReward(scorer, c, f"{name}/{c}") for c in components]
+    return [EnvReward(scorer, None, name, on_error)] + [EnvReward(scorer, c, f"{name}/{c}", on_error)
+                                                        for c in components]
 
 
 def to_dataset(

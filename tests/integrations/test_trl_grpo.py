@@ -113,7 +113,7 @@ class EveryOtherFails:
         return RewardResult(len(completion) / 8, Status.INCORRECT, verifier=self.name)
 
 
-def test_trl_grpo_ignores_the_reward_of_failed_episodes_with_on_error_none(tmp_path):
+def test_trl_grpo_ignores_the_reward_of_failed_episodes_by_default(tmp_path):
     import math as _math
 
     from trl import GRPOConfig, GRPOTrainer
@@ -127,7 +127,7 @@ def test_trl_grpo_ignores_the_reward_of_failed_episodes_with_on_error_none(tmp_p
                       num_generations=4, max_completion_length=8, max_steps=1, logging_steps=1, report_to="none",
                       save_strategy="no", seed=0, temperature=1.0)
     trainer = GRPOTrainer(model=tiny_causal_lm(tokenizer, hidden_size=32),
-                          reward_funcs=reward_funcs(env, on_error="none", executor="serial"), args=args,
+                          reward_funcs=reward_funcs(env, executor="serial"), args=args,
                           train_dataset=to_dataset(env, num_tasks=32), processing_class=tokenizer)
     trainer.train()
     statuses = list(trainer._logs["extra"]["rlenv/every_other/status"])

@@ -47,6 +47,32 @@ def test_trl_reward_funcs_plain_and_conversational():
     assert reward(prompts=[None] * 2, completions=conversational, task_id=ds["task_id"][1:3]) == [1.0, 0.0]
 
 
+class CrashesOnWrong:
+    """Exact match with a ``match`` component; its check crashes (status ``error``) on an answer that is not the reference."""
+
+    name = "crashes_on_wrong"
+
+    def __call__(self, task, completion):
+        from rlenv import RewardResult, Status
+
+        if completion != task.reference:
+            return RewardResult(0.0, Status.ERROR, components={"match": 0.0}, details={"error": "checker crashed"})
+        return RewardResult(1.0, Status.CORRECT, components={"match": 1.0})
+
+
+def test_trl_reward_funcs_give_failed_episodes_none_by_default():
+    env = rlenv.TextEnv(rlenv.make(ENV_ID).unwrapped.source, CrashesOnWrong())
+    ds = to_dataset(env)
+    columns = dict(prompts=ds["prompt"][:2], completions=[env.unwrapped.source[0].reference, "wrong"],
+                   task_id=ds["task_id"][:2])
+    reward, match = reward_funcs(env, components=["match"])
+    assert reward(**columns) == [1.0, None] and match(**columns) == [1.0, None]  # every function skips it
+    reward, match = reward_funcs(env, components=["match"], on_error="zero")
+    assert reward(**columns) == [1.0, 0.0] and match(**columns) == [1.0, 0.0]
+    with pytest.raises(ValueError, match="on_error must be one of"):
+        reward_funcs(env, on_error="nan")
+
+
 def test_trl_conversational_content_none_and_content_blocks():
     env = rlenv.make(ENV_ID)
     (reward,) = reward_funcs(env)
