@@ -7,7 +7,10 @@ policy-gradient preset (GRPO by default) trains with the verifier crashing (stat
 The baseline is the clean run (no failures) on the same seeds, measured in the same invocation.
 ``--unit`` says what fails: random calls (a transient crash), the same answer to a problem every
 time, or every call on a share of the problems (``--parsed-only``: only answers that parsed, as a
-crash while checking an answer would). The gain is held-out pass@1 after minus before (16 samples
+crash while checking an answer would). ``--format-weight W`` grades the training reward as
+accuracy + format rewards do (correct 1 + W, well-formed but wrong W, else 0; rlenv's
+``format_reward``); ``--failing`` says whether the whole reward call crashes (a reward service
+that did not answer: reward 0) or only the accuracy check inside it (the format term is paid). The gain is held-out pass@1 after minus before (16 samples
 at T=1 on 30 problems kept out of training), measured by ``rlenv.evaluation``.
 
 Prints a table of the gains per policy, their mean and its ratio to the clean mean.
@@ -17,7 +20,6 @@ Run: ``python benchmarks/failure_policies.py [--workers 2 --seeds 0,1,2,3 --algo
 from __future__ import annotations
 
 import argparse
-import concurrent.futures
 import statistics
 import sys
 import time
@@ -27,20 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "trainers"))
 
 import torch  # noqa: E402
-from trainer_helpers import MAX_NEW_TOKENS, policy_gradient_gain, warm_start_state  # noqa: E402
-
-from rlenv.trainers import ALGORITHMS  # noqa: E402
-
-
-def gain(policy: str, seed: int, state: dict, before: float, args: argparse.Namespace) -> float:
-    """Held-out pass@1 gain of one run from the warm start ``state``."""
-    torch.set_num_threads(1)
-    config = dict(steps=args.steps, num_tasks=32, group_size=args.group_size, lr=args.lr,
-                  max_new_tokens=MAX_NEW_TOKENS, micro_batch_size=64, progress=False, seed=seed,
-                  fail_fast_fraction=None, on_verifier_error="mask" if policy == "clean" else policy)
-    rate = 0.0 if policy == "clean" else args.rate
-    return policy_gradient_gain(state, before, ALGORITHMS[args.algorithm].replace(ppo_epochs=4), config, rate,
-                                unit=args.unit, seed=seed, parsed_only=args.parsed_only)[0]
+from trainer_helpers import failure_policy_gains, warm_start_state  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -50,6 +39,12 @@ def main(argv: list[str] | None = None) -> None:
                         help="call: random calls fail (transient); completion: the same answer to a problem always "
                              "fails; task: every call on a share of the problems fails")
     parser.add_argument("--parsed-only", action="store_true", help="only answers that parsed can fail")
+    parser.add_argument("--format-weight", type=float, default=0.0,
+                        help="grade the training reward: + this much for the answer format (accuracy + format "
+                             "rewards)")
+    parser.add_argument("--failing", choices=["reward", "accuracy"], default="reward",
+                        help="what crashes: the whole reward call (the episode's reward is 0), or only the accuracy "
+                             "check inside a graded reward (its format term is still paid)")
     parser.add_argument("--algorithm", default="grpo", help="a policy-gradient preset (e.g. reinforce_pp)")
     parser.add_argument("--lr", type=float, default=5e-4, help="the learning tests use 5e-4 for GRPO, 1e-3 otherwise")
     parser.add_argument("--steps", type=int, default=60)
@@ -63,13 +58,15 @@ def main(argv: list[str] | None = None) -> None:
     seeds = [int(s) for s in args.seeds.split(",")]
     policies = ["clean", *args.policies.split(",")]
     start = time.perf_counter()
-    with concurrent.futures.ProcessPoolExecutor(args.workers) as pool:
-        futures = {(policy, seed): pool.submit(gain, policy, seed, state, before, args)
-                   for policy in policies for seed in seeds}
-        gains = {policy: [futures[policy, seed].result() for seed in seeds] for policy in policies}
+    gains = failure_policy_gains(state, before, policies, seeds, algorithm=args.algorithm, lr=args.lr, steps=args.steps,
+                                 group_size=args.group_size, rate=args.rate, format_weight=args.format_weight,
+                                 failing=args.failing, workers=args.workers, unit=args.unit,
+                                 parsed_only=args.parsed_only)
     clean = statistics.mean(gains["clean"])
     print(f"warm start held-out pass@1 {before:.3f}; {args.rate:.0%} failures (unit: {args.unit}"
-          f"{', parsed answers only' if args.parsed_only else ''}); {args.algorithm}, {args.steps} steps x 32 prompts x "
+          f"{', parsed answers only' if args.parsed_only else ''}; crashing: {args.failing}); "
+          f"format term {args.format_weight}; "
+          f"{args.algorithm}, {args.steps} steps x 32 prompts x "
           f"{args.group_size}, lr {args.lr}; seeds {args.seeds}; {time.perf_counter() - start:.0f} s")
     print("| policy | held-out pass@1 gain per seed | mean gain | ratio vs clean |")
     print("|---|---|---|---|")

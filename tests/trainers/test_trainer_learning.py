@@ -11,16 +11,20 @@ REINFORCE++ 0.360, RLOO 0.408, GRPO 0.371, PPO 0.377.
 
 With its verifier crashing on 30% of its calls at random (status ``error``, a transient failure),
 GRPO with ``on_verifier_error="resample"`` must learn like the clean run (seed 0: +0.202 against
-+0.198). ``benchmarks/failure_policies.py`` compares every policy over several seeds. PPO-style reuse (4 passes over each rollout)
++0.198). With a graded reward (accuracy + a 0.2 format term, as most RL recipes pay) and 30% of
+the reward calls failing, ``zero`` must measurably hurt while ``resample`` learns like the clean
+run (means over seeds 0-3: clean +0.156, resample +0.152, zero +0.049).
+``benchmarks/failure_policies.py`` compares every policy over more seeds. PPO-style reuse (4 passes over each rollout)
 is set for every algorithm so that all four learn within the CI budget; GRPO runs at lr 5e-4
 (at 1e-3 its held-out pass@1 did not rise although its training reward did).
 """
 
 import functools
 import logging
+import statistics
 
 import pytest
-from trainer_helpers import MAX_NEW_TOKENS, policy_gradient_gain, warm_start_state
+from trainer_helpers import MAX_NEW_TOKENS, failure_policy_gains, policy_gradient_gain, warm_start_state
 
 from rlenv.trainers import ALGORITHMS
 
@@ -34,6 +38,11 @@ MIN_GAIN = 0.15
 #: Share of verifier calls that crash in the failure run, and how far below the clean run's gain its gain may be.
 FAILURE_RATE = 0.3
 FAILURE_TOLERANCE = 0.05
+#: The graded-reward comparison: format term, seeds (fixed before measuring), and by how much zero's mean gain
+#: must fall below the clean and resample runs'.
+FORMAT_WEIGHT = 0.2
+GRADED_SEEDS = [0, 1, 2, 3]
+ZERO_HARM = 0.05
 
 
 
@@ -47,21 +56,21 @@ def warm_start():
 
 @pytest.fixture(scope="module")
 def held_out_gain(warm_start):
-    """``gain(name, failure_rate=0.0, on_verifier_error="mask")``: held-out pass@1 after minus before RL
-    with preset ``name`` from the warm start, the verifier crashing on ``failure_rate`` of its calls
-    (each run once per module)."""
+    """``gain(name, failure_rate=0.0, on_verifier_error="mask", format_weight=0.0)``: held-out pass@1 after
+    minus before RL with preset ``name`` from the warm start, the reward call crashing on ``failure_rate``
+    of its calls, the training reward graded by a format term of ``format_weight`` (each run once per module)."""
     state, before = warm_start
 
     @functools.cache
-    def gain(name: str, failure_rate: float = 0.0, on_verifier_error: str = "mask") -> float:
+    def gain(name: str, failure_rate: float = 0.0, on_verifier_error: str = "mask", format_weight: float = 0.0) -> float:
         algorithm = ALGORITHMS[name].replace(ppo_epochs=PPO_EPOCHS)
         # fail fast only on a step with more than half its episodes failed (30% is this test's normal)
         config = dict(RL_CONFIG, lr=LEARNING_RATES.get(name, RL_CONFIG["lr"]), fail_fast_fraction=0.5,
                       on_verifier_error=on_verifier_error)
-        value, history = policy_gradient_gain(state, before, algorithm, config, failure_rate)
-        logging.getLogger(__name__).info("%s, %.0f%% failures (%s): held-out pass@1 %.3f -> %.3f; rewards %s", name,
-                                         100 * failure_rate, on_verifier_error, before, before + value,
-                                         [round(m["reward/mean"], 2) for m in history])
+        value, history = policy_gradient_gain(state, before, algorithm, config, failure_rate, format_weight)
+        logging.getLogger(__name__).info("%s, format term %s, %.0f%% failures (%s): held-out pass@1 %.3f -> %.3f; "
+                                         "rewards %s", name, format_weight, 100 * failure_rate, on_verifier_error,
+                                         before, before + value, [round(m["reward/mean"], 2) for m in history])
         if failure_rate:  # the crashes happened: failed episodes, or for resample first re-scored
             episodes = RL_CONFIG["num_tasks"] * RL_CONFIG["group_size"]
             hit = [m["failures/rescored"] / episodes if on_verifier_error == "resample" else m["failures/fraction"]
@@ -82,3 +91,15 @@ def test_grpo_with_transient_verifier_failures_learns_like_a_clean_run(held_out_
     clean, resampled = held_out_gain("grpo"), held_out_gain("grpo", FAILURE_RATE, "resample")
     assert resampled >= MIN_GAIN and resampled >= clean - FAILURE_TOLERANCE, (
         f"GRPO held-out pass@1 gain: {clean:.3f} clean, {resampled:.3f} with {FAILURE_RATE:.0%} failures resampled")
+
+
+def test_with_graded_rewards_zero_hurts_while_resample_learns_like_a_clean_run(warm_start):
+    """A failed episode kept at reward 0 sits below every well-formed wrong answer (0.2): GRPO raises
+    those, and learns less. Resampling recovers the transient failures."""
+    state, before = warm_start
+    gains = failure_policy_gains(state, before, ["clean", "resample", "zero"], GRADED_SEEDS, rate=FAILURE_RATE,
+                                 format_weight=FORMAT_WEIGHT, lr=LEARNING_RATES["grpo"])
+    mean = {policy: statistics.mean(values) for policy, values in gains.items()}
+    logging.getLogger(__name__).info("graded reward, %.0f%% failures: gains %s", 100 * FAILURE_RATE, gains)
+    assert mean["resample"] >= mean["clean"] - FAILURE_TOLERANCE, gains
+    assert mean["zero"] <= mean["clean"] - ZERO_HARM and mean["zero"] <= mean["resample"] - ZERO_HARM, gains

@@ -99,6 +99,21 @@ def with_failures(env: TextEnv, rate: float, **options) -> TextEnv:
     return failing
 
 
+#: The answer format of the learning task's completions (``#### 17``), for its format term.
+ANSWER_FORMAT = r"#### -?\d+"
+
+
+def with_format_term(env: TextEnv, weight: float = 0.2) -> TextEnv:
+    """A copy of ``env`` whose reward is graded, as accuracy + format rewards are: its verifier's value
+    plus ``weight`` when the completion has the answer format (``rlenv.envs.format.format_reward``), so
+    a well-formed wrong answer earns ``weight`` and a crash in the verifier fails the whole episode."""
+    from rlenv.envs.format import RegexFormat, format_reward
+
+    graded = copy.copy(env.unwrapped)
+    graded.verifier = format_reward(RegexFormat(ANSWER_FORMAT), env.unwrapped.verifier, "sum", weight)
+    return graded
+
+
 def addition_env() -> TextEnv:
     """Single-digit addition ``a+b=`` -> ``a+b``, exact match; endless, task ``i`` repeats task ``i % 100``."""
     return TextEnv(ProceduralSource(_addition, seed=0, prefix="add"), ExactAnswer())
@@ -153,19 +168,71 @@ def warm_start_state() -> tuple[dict, float]:
 
 
 def policy_gradient_gain(state: dict, before: float, algorithm, config: dict, failure_rate: float = 0.0,
+                         format_weight: float = 0.0, failing: str = "reward",
                          **failure_options) -> tuple[float, list[dict]]:
     """``(held-out pass@1 gain, step metrics)`` of a policy-gradient run from the warm start ``(state, before)``
-    on the training split, the verifier crashing on ``failure_rate`` of its calls (:func:`with_failures`)."""
+    on the training split.
+
+    The training reward is graded by a format term of ``format_weight`` (:func:`with_format_term`;
+    0: the task's own 0/1 reward), and ``failure_rate`` of its calls crash (:func:`with_failures`):
+    ``failing="reward"``, the whole reward call (a reward service that did not answer: the episode's
+    reward is 0); ``"accuracy"``, only the math check inside the graded reward (the format term is
+    still paid).
+    """
     from rlenv.trainers import Trainer
 
+    if failing not in ("reward", "accuracy"):
+        raise ValueError(f"failing must be 'reward' or 'accuracy', got {failing!r}")
     model, tok = tiny_policy()
     model.load_state_dict(state)
     env = make_task_env()
     train_env = training_split(env)
-    if failure_rate:
+    if failure_rate and failing == "accuracy":
+        train_env = with_failures(train_env, failure_rate, **failure_options)
+    if format_weight:
+        train_env = with_format_term(train_env, format_weight)
+    if failure_rate and failing == "reward":
         train_env = with_failures(train_env, failure_rate, **failure_options)
     history = Trainer(model, train_env, algorithm, config=config, tokenizer=tok).train()
     return held_out_pass_at_1(model, tok, env) - before, history
+
+
+def _failure_policy_run(job: tuple) -> float:
+    """One run of :func:`failure_policy_gains` (a module-level function, so that worker processes can run it)."""
+    import torch
+
+    from rlenv.trainers import ALGORITHMS
+
+    state, before, policy, seed, settings = job
+    torch.set_num_threads(1)
+    config = dict(steps=settings["steps"], num_tasks=32, group_size=settings["group_size"], lr=settings["lr"],
+                  max_new_tokens=MAX_NEW_TOKENS, micro_batch_size=64, progress=False, seed=seed,
+                  fail_fast_fraction=None, on_verifier_error="mask" if policy == "clean" else policy)
+    algorithm = ALGORITHMS[settings["algorithm"]].replace(ppo_epochs=4)
+    rate = 0.0 if policy == "clean" else settings["rate"]
+    return policy_gradient_gain(state, before, algorithm, config, rate, settings["format_weight"], settings["failing"],
+                                seed=seed, **settings["failure_options"])[0]
+
+
+def failure_policy_gains(state: dict, before: float, policies: list[str], seeds: list[int], *, algorithm: str = "grpo",
+                         lr: float = 5e-4, steps: int = 60, group_size: int = 4, rate: float = 0.3,
+                         format_weight: float = 0.0, failing: str = "reward", workers: int = 2,
+                         **failure_options) -> dict[str, list[float]]:
+    """Held-out pass@1 gain, per seed, of runs under each ``on_verifier_error`` policy (``"clean"``: no failures).
+
+    Every run starts from the warm start ``(state, before)``: preset ``algorithm`` (4 passes per
+    rollout), ``steps`` x 32 prompts x ``group_size``, the seed being the trainer's and picking which
+    calls fail (``rate``, ``failing`` and ``failure_options`` as :func:`policy_gradient_gain` and
+    :func:`with_failures` take them). ``workers`` runs go at once, in processes of one thread each.
+    """
+    import concurrent.futures
+
+    settings = dict(algorithm=algorithm, lr=lr, steps=steps, group_size=group_size, rate=rate,
+                    format_weight=format_weight, failing=failing, failure_options=failure_options)
+    jobs = [(state, before, policy, seed, settings) for policy in policies for seed in seeds]
+    with concurrent.futures.ProcessPoolExecutor(workers) as pool:
+        gains = list(pool.map(_failure_policy_run, jobs))
+    return {policy: gains[i * len(seeds):(i + 1) * len(seeds)] for i, policy in enumerate(policies)}
 
 
 def tiny_policy(seed: int = 0, hidden_size: int = 64, num_layers: int = 2):
@@ -174,4 +241,4 @@ def tiny_policy(seed: int = 0, hidden_size: int = 64, num_layers: int = 2):
     return tiny_causal_lm(tok, hidden_size=hidden_size, num_layers=num_layers, seed=seed), tok
 
 
-__all__ = ["HELD_OUT_PROBLEMS", "HELD_OUT_START", "InjectedFailures", "MAX_NEW_TOKENS", "NUM_TASKS", "TRAIN_SIZE", "addition_env", "with_failures", "make_task_env", "policy_gradient_gain", "rlenv", "tiny_policy", "training_split", "held_out_indices", "held_out_pass_at_1", "warm_start_state"]
+__all__ = ["HELD_OUT_PROBLEMS", "HELD_OUT_START", "InjectedFailures", "MAX_NEW_TOKENS", "NUM_TASKS", "TRAIN_SIZE", "addition_env", "with_failures", "with_format_term", "ANSWER_FORMAT", "failure_policy_gains", "make_task_env", "policy_gradient_gain", "rlenv", "tiny_policy", "training_split", "held_out_indices", "held_out_pass_at_1", "warm_start_state"]
