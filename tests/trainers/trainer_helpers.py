@@ -106,7 +106,8 @@ ANSWER_FORMAT = r"#### -?\d+"
 def with_format_term(env: TextEnv, weight: float = 0.2) -> TextEnv:
     """A copy of ``env`` whose reward is graded, as accuracy + format rewards are: its verifier's value
     plus ``weight`` when the completion has the answer format (``rlenv.envs.format.format_reward``), so
-    a well-formed wrong answer earns ``weight`` and a crash in the verifier fails the whole episode."""
+    a well-formed wrong answer earns ``weight``. A crash of the wrapped verifier makes the episode's
+    status ``error``; its value keeps the format term."""
     from rlenv.envs.format import RegexFormat, format_reward
 
     graded = copy.copy(env.unwrapped)
