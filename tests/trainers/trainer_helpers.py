@@ -224,14 +224,16 @@ def failure_policy_gains(state: dict, before: float, policies: list[str], seeds:
     Every run starts from the warm start ``(state, before)``: preset ``algorithm`` (4 passes per
     rollout), ``steps`` x 32 prompts x ``group_size``, the seed being the trainer's and picking which
     calls fail (``rate``, ``failing`` and ``failure_options`` as :func:`policy_gradient_gain` and
-    :func:`with_failures` take them). ``workers`` runs go at once, in processes of one thread each.
+    :func:`with_failures` take them). ``workers`` runs go at once, in processes of one thread each,
+    started afresh (``spawn``: a fork of a process with running threads, as a test session has, can hang).
     """
     import concurrent.futures
+    import multiprocessing
 
     settings = dict(algorithm=algorithm, lr=lr, steps=steps, group_size=group_size, rate=rate,
                     format_weight=format_weight, failing=failing, failure_options=failure_options)
     jobs = [(state, before, policy, seed, settings) for policy in policies for seed in seeds]
-    with concurrent.futures.ProcessPoolExecutor(workers) as pool:
+    with concurrent.futures.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
         gains = list(pool.map(_failure_policy_run, jobs))
     return {policy: gains[i * len(seeds):(i + 1) * len(seeds)] for i, policy in enumerate(policies)}
 
