@@ -5,8 +5,8 @@ and its constructor keyword arguments, the task source (kind, size; for datasets
 ``datasets`` fingerprint, which changes with the files or the Hub revision loaded, and for a
 catalog env's default data the Hub dataset id, configs and split), the verifier's name and
 version, the run's own settings (sampling, seeds, time limits...) and the versions of the
-libraries that change results. :func:`manifest_differences`
-lists what differs between two manifests; ``rlenv compare`` warns about anything but the model.
+libraries that change results. :func:`manifest_differences` lists what differs between two
+manifests; ``rlenv compare`` warns about anything but the model.
 """
 
 from __future__ import annotations
