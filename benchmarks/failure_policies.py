@@ -10,8 +10,9 @@ time, or every call on a share of the problems (``--parsed-only``: only answers 
 crash while checking an answer would). ``--format-weight W`` grades the training reward as
 accuracy + format rewards do (correct 1 + W, well-formed but wrong W, else 0; rlenv's
 ``format_reward``); ``--failing`` says whether the whole reward call crashes (a reward service
-that did not answer: reward 0) or only the accuracy check inside it (the format term is paid). The gain is held-out pass@1 after minus before (16 samples
-at T=1 on 30 problems kept out of training), measured by ``rlenv.evaluation``.
+that did not answer: reward 0) or only the accuracy check inside it (the format term is paid).
+The gain is held-out pass@1 after minus before (16 samples at T=1 on 30 problems kept out of
+training), measured by ``rlenv.evaluation``.
 
 Prints a table of the gains per policy, their mean and its ratio to the clean mean.
 Run: ``python benchmarks/failure_policies.py [--workers 2 --seeds 0,1,2,3 --algorithm grpo]``.

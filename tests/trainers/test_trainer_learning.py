@@ -25,14 +25,18 @@ import logging
 import statistics
 
 import pytest
-from trainer_helpers import MAX_NEW_TOKENS, failure_policy_gains, policy_gradient_gain, warm_start_state
+from trainer_helpers import (
+    PPO_EPOCHS,
+    RL_BUDGET,
+    failure_policy_gains,
+    policy_gradient_gain,
+    warm_start_state,
+)
 
 from rlenv.trainers import ALGORITHMS
 
-#: The same budget for every algorithm: 60 rollouts of 32 prompts x 4 samples, 4 passes over each.
-RL_CONFIG = dict(steps=60, num_tasks=32, group_size=4, lr=1e-3, max_new_tokens=MAX_NEW_TOKENS, micro_batch_size=64,
-                 progress=False)
-PPO_EPOCHS = 4
+#: The same budget for every algorithm (``RL_BUDGET``: 60 rollouts of 32 prompts x 4 samples, 4 passes over each).
+RL_CONFIG = dict(RL_BUDGET, lr=1e-3)
 #: Learning rates that differ from RL_CONFIG's (GRPO's std-normalized advantages take larger steps).
 LEARNING_RATES = {"grpo": 5e-4}
 MIN_GAIN = 0.15
@@ -56,21 +60,21 @@ def warm_start():
 
 @pytest.fixture(scope="module")
 def held_out_gain(warm_start):
-    """``gain(name, failure_rate=0.0, on_verifier_error="mask", format_weight=0.0)``: held-out pass@1 after
-    minus before RL with preset ``name`` from the warm start, the reward call crashing on ``failure_rate``
-    of its calls, the training reward graded by a format term of ``format_weight`` (each run once per module)."""
+    """``gain(name, failure_rate=0.0, on_verifier_error="mask")``: held-out pass@1 after minus before RL
+    with preset ``name`` from the warm start, the verifier crashing on ``failure_rate`` of its calls
+    (each run once per module)."""
     state, before = warm_start
 
     @functools.cache
-    def gain(name: str, failure_rate: float = 0.0, on_verifier_error: str = "mask", format_weight: float = 0.0) -> float:
+    def gain(name: str, failure_rate: float = 0.0, on_verifier_error: str = "mask") -> float:
         algorithm = ALGORITHMS[name].replace(ppo_epochs=PPO_EPOCHS)
         # fail fast only on a step with more than half its episodes failed (30% is this test's normal)
         config = dict(RL_CONFIG, lr=LEARNING_RATES.get(name, RL_CONFIG["lr"]), fail_fast_fraction=0.5,
                       on_verifier_error=on_verifier_error)
-        value, history = policy_gradient_gain(state, before, algorithm, config, failure_rate, format_weight)
-        logging.getLogger(__name__).info("%s, format term %s, %.0f%% failures (%s): held-out pass@1 %.3f -> %.3f; "
-                                         "rewards %s", name, format_weight, 100 * failure_rate, on_verifier_error,
-                                         before, before + value, [round(m["reward/mean"], 2) for m in history])
+        value, history = policy_gradient_gain(state, before, algorithm, config, failure_rate)
+        logging.getLogger(__name__).info("%s, %.0f%% failures (%s): held-out pass@1 %.3f -> %.3f; rewards %s", name,
+                                         100 * failure_rate, on_verifier_error, before, before + value,
+                                         [round(m["reward/mean"], 2) for m in history])
         if failure_rate:  # the crashes happened: failed episodes, or for resample first re-scored
             episodes = RL_CONFIG["num_tasks"] * RL_CONFIG["group_size"]
             hit = [m["failures/rescored"] / episodes if on_verifier_error == "resample" else m["failures/fraction"]

@@ -135,6 +135,10 @@ def training_split(env: TextEnv, size: int = TRAIN_SIZE) -> TextEnv:
     return disjoint_split(env, HELD_OUT_PROBLEMS, size, HELD_OUT_START)[0]
 
 
+#: The RL budget of the learning tests: 60 rollouts of 32 prompts x 4 samples, 4 passes over each.
+RL_BUDGET = dict(steps=60, num_tasks=32, group_size=4, max_new_tokens=MAX_NEW_TOKENS, micro_batch_size=64,
+                 progress=False)
+PPO_EPOCHS = 4
 #: The SFT warm-up shared by the learning tests: steps x batch of gold completions from the training split.
 SFT_STEPS, SFT_BATCH, SFT_LR = 150, 16, 3e-3
 
@@ -206,10 +210,9 @@ def _failure_policy_run(job: tuple) -> float:
 
     state, before, policy, seed, settings = job
     torch.set_num_threads(1)
-    config = dict(steps=settings["steps"], num_tasks=32, group_size=settings["group_size"], lr=settings["lr"],
-                  max_new_tokens=MAX_NEW_TOKENS, micro_batch_size=64, progress=False, seed=seed,
+    config = dict(RL_BUDGET, steps=settings["steps"], group_size=settings["group_size"], lr=settings["lr"], seed=seed,
                   fail_fast_fraction=None, on_verifier_error="mask" if policy == "clean" else policy)
-    algorithm = ALGORITHMS[settings["algorithm"]].replace(ppo_epochs=4)
+    algorithm = ALGORITHMS[settings["algorithm"]].replace(ppo_epochs=PPO_EPOCHS)
     rate = 0.0 if policy == "clean" else settings["rate"]
     return policy_gradient_gain(state, before, algorithm, config, rate, settings["format_weight"], settings["failing"],
                                 seed=seed, **settings["failure_options"])[0]
@@ -221,8 +224,8 @@ def failure_policy_gains(state: dict, before: float, policies: list[str], seeds:
                          **failure_options) -> dict[str, list[float]]:
     """Held-out pass@1 gain, per seed, of runs under each ``on_verifier_error`` policy (``"clean"``: no failures).
 
-    Every run starts from the warm start ``(state, before)``: preset ``algorithm`` (4 passes per
-    rollout), ``steps`` x 32 prompts x ``group_size``, the seed being the trainer's and picking which
+    Every run starts from the warm start ``(state, before)``: preset ``algorithm`` on :data:`RL_BUDGET`
+    with ``steps``, ``group_size`` and ``lr`` set, the seed being the trainer's and picking which
     calls fail (``rate``, ``failing`` and ``failure_options`` as :func:`policy_gradient_gain` and
     :func:`with_failures` take them). ``workers`` runs go at once, in processes of one thread each,
     started afresh (``spawn``: a fork of a process with running threads, as a test session has, can hang).
@@ -244,4 +247,4 @@ def tiny_policy(seed: int = 0, hidden_size: int = 64, num_layers: int = 2):
     return tiny_causal_lm(tok, hidden_size=hidden_size, num_layers=num_layers, seed=seed), tok
 
 
-__all__ = ["HELD_OUT_PROBLEMS", "HELD_OUT_START", "InjectedFailures", "MAX_NEW_TOKENS", "NUM_TASKS", "TRAIN_SIZE", "addition_env", "with_failures", "with_format_term", "ANSWER_FORMAT", "failure_policy_gains", "make_task_env", "policy_gradient_gain", "rlenv", "tiny_policy", "training_split", "held_out_indices", "held_out_pass_at_1", "warm_start_state"]
+__all__ = ["HELD_OUT_PROBLEMS", "HELD_OUT_START", "PPO_EPOCHS", "RL_BUDGET", "InjectedFailures", "MAX_NEW_TOKENS", "NUM_TASKS", "TRAIN_SIZE", "addition_env", "with_failures", "with_format_term", "ANSWER_FORMAT", "failure_policy_gains", "make_task_env", "policy_gradient_gain", "rlenv", "tiny_policy", "training_split", "held_out_indices", "held_out_pass_at_1", "warm_start_state"]
