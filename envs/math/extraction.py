@@ -1,18 +1,38 @@
 """Finding the final answer(s) a completion commits to.
 
 Pure text processing (no sympy, no math-verify), so it is cheap and safe to run anywhere.
-Supported formats, tried in the order the caller lists them; the first format with at least one
-non-empty answer supplies *all* its answers (so the grader can see hedging):
+Supported formats (the *anchors*), tried in the order the caller lists them; the first format with
+at least one non-empty answer supplies the final answer and all its other answers (so the grader
+can see hedging):
 
 * ``"boxed"``: every top-level ``\\boxed{...}`` / ``\\fbox{...}`` with nested braces
-  (``\\boxed 5`` without braces takes the next token);
+  (``\\boxed 5`` without braces takes the next token). Boxes written one after the other with
+  only separators between them (commas, ``and``, ``\\quad``, ``$``) are *one* answer with several
+  parts (``\\boxed{(1, 2)}, \\boxed{(2, 1)}`` is ``(1, 2), (2, 1)``), so a multi-part gold can
+  match it and a single-valued gold cannot;
 * ``"gsm8k"``: ``#### 42`` (the rest of the line);
 * ``"answer_tag"``: ``<answer>...</answer>``;
+* ``"final_heading"``: a heading line ``### Final Answer`` or ``**Final Answer**`` and the
+  paragraph under it;
 * ``"answer_is"``: ``the answer is X``, ``the final answer is $X$. I hope it is correct.``,
-  ``Final Answer: X``, ``Answer: X`` (up to the end of the sentence or line);
+  ``Final Answer: X``, ``Answer: X``; when nothing follows the anchor on its line, the paragraph
+  under it (``**Answer:**`` then display math);
+* ``"closing_sentence"``: the last sentence of the completion, when it states its answer in bold
+  or as a math span (``So there are **45** handshakes.``, ``..., the area is $12\\pi$.``);
 * the opt-in last-number fallback (:data:`LAST_NUMBER`), used only when no listed format matched.
 
-Text before the last ``</think>`` is reasoning and is never searched.
+A sentence found by an anchor is read as an answer in one order (:func:`statement_answer`): a
+sentence made only of math spans is those spans (``\\(x = 4\\) and \\(x = -1\\)`` is
+``x = 4, x = -1``); else its bold span; else what follows its last ``is``/``are``/``equals``
+(Minerva's ``The volume of $ABCDEFGH$ is 120``); else its last math span; else the text.
+
+**Restated answers.** The final answer of every other anchored format present counts as an
+answer too (``\\boxed{69}`` then ``#### 96`` is hedging, not "the first format wins"): of
+``boxed``, ``gsm8k`` and ``answer_tag`` wherever it is, of ``answer_is`` and ``final_heading``
+only after the final answer (before it, ``the answer is at most 10`` is reasoning).
+
+**Reasoning is not searched**: text before the last ``</think>``, and everything from an
+unclosed ``<think>`` on (a completion cut off while thinking has no final answer).
 """
 
 from __future__ import annotations
@@ -24,9 +44,11 @@ from collections.abc import Sequence
 from rlenv.boxed import NUMBER, boxed_spans, unwrap_boxed
 
 #: All anchored formats, in the default priority order.
-ANSWER_FORMATS: tuple[str, ...] = ("boxed", "gsm8k", "answer_tag", "answer_is")
+ANSWER_FORMATS: tuple[str, ...] = ("boxed", "gsm8k", "answer_tag", "final_heading", "answer_is", "closing_sentence")
 #: The name reported for answers found by the last-number fallback.
 LAST_NUMBER = "last_number"
+#: Formats whose final answer counts wherever it is; the other anchors count after the final answer.
+_COMMITTING = ("boxed", "gsm8k", "answer_tag")
 
 _GSM8K = re.compile(r"####[ \t]*([^\n]*)")
 _ANSWER_TAGS = re.compile(r"<(/?)answer>", re.I)
@@ -36,9 +58,17 @@ _ANSWER_IS = re.compile(
     r"|\banswer\s*:)",
     re.I,
 )
-_SENTENCE_END = re.compile(r"\.(?=\s|$)|\bI hope\b")
+_FINAL_HEADING = re.compile(r"^[ \t]*(?:#{1,6}[ \t]*\**|\*\*)[ \t]*final[ \t]+answers?[ \t]*:?[ \t]*\**[ \t]*:?[ \t]*$",
+                            re.I | re.M)
+_SENTENCE_END = re.compile(r"\.(?=\s|$)|\bI hope\b|\n[ \t]*\n")
+_MATH_SPAN = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.S)
+_BOLD = re.compile(r"\*\*(.+?)\*\*", re.S)
+_SPAN_CONNECTORS = re.compile(r"(?:\s|,|;|\band\b|\bor\b|\\quad|\\qquad)*")
+_BOX_SEPARATORS = re.compile(r"(?:\s|[,;$&]|\band\b|\\(?:quad|qquad|[,;: ])|\\text\s*\{\s*(?:and|,)?\s*\})*")
+_COPULA = re.compile(r"\s(?:is|are|equals|be|was|were)\s", re.I)
+_VALUE = re.compile(r"[\d\\]")
 _DELIMITERS = (("$$", "$$"), ("$", "$"), ("\\(", "\\)"), ("\\[", "\\]"))
-_THINK_END = "</think>"
+_THINK_START, _THINK_END = "<think>", "</think>"
 _SINGLE_LETTER_FONT = re.compile(r"\\math(?:rm|it)\s*\{\s*([A-Za-z])\s*\}")
 
 
@@ -98,49 +128,138 @@ def _tidy(answer: str) -> str:
     return answer.rstrip(".,;").strip()
 
 
-def _sentence_answer(tail: str) -> str:
-    """The answer that follows an ``answer is`` anchor: a math span, or text up to the sentence end."""
-    tail = tail.strip().lstrip(":").strip().lstrip("*").strip()
-    for opening, closing in _DELIMITERS:
-        if tail.startswith(opening):
-            end = tail.find(closing, len(opening))
-            if end != -1:
-                return tail[len(opening):end].strip()
-    end = _SENTENCE_END.search(tail)
-    return _tidy(tail if end is None else tail[:end.start()])
+def _math_spans(text: str) -> list[re.Match]:
+    return list(_MATH_SPAN.finditer(text))
 
 
-def _answer_is_answers(text: str) -> list[str]:
+def _span_text(match: re.Match) -> str:
+    return next(group for group in match.groups() if group is not None).strip()
+
+
+def _outside_spans(text: str, spans: list[re.Match]) -> str:
+    """``text`` with its math spans blanked out (same length, so positions stay)."""
+    for span in spans:
+        text = text[:span.start()] + " " * (span.end() - span.start()) + text[span.end():]
+    return text
+
+
+def _first_sentence(text: str) -> str:
+    """``text`` up to its first sentence end (a period before a space, ``I hope``, a blank line)
+    that is not inside a math span."""
+    end = _SENTENCE_END.search(_outside_spans(text, _math_spans(text)))
+    return text if end is None else text[:end.start()]
+
+
+def statement_answer(sentence: str, *, stated_only: bool = False) -> str:
+    """The answer a sentence states (see the module docstring for the order).
+
+    Args:
+        sentence: One sentence (an anchor's tail, a heading's paragraph, a closing sentence).
+        stated_only: For closing sentences: return "" unless the answer is in bold or a math
+            span, and read a sentence of math spans as its last one.
+    """
+    sentence = sentence.strip().lstrip(":").strip()
+    spans = _math_spans(sentence)
+    outside = _outside_spans(sentence, spans)
+    if spans and not stated_only and _SPAN_CONNECTORS.fullmatch(outside.replace("*", "")):
+        return ", ".join(dict.fromkeys(_span_text(span) for span in spans))
+    bold = [match for match in _BOLD.finditer(outside)]
+    if bold:
+        return statement_answer(sentence[bold[-1].start(1):bold[-1].end(1)]) or _tidy(bold[-1][1])
+    copulas = list(_COPULA.finditer(outside))
+    if copulas:
+        return statement_answer(sentence[copulas[-1].end():], stated_only=stated_only)
+    if spans:
+        return _span_text(spans[-1])
+    return "" if stated_only else _tidy(sentence)
+
+
+def _paragraph_after(text: str, position: int) -> str:
+    """The text from ``position`` to the end of its line, or, when that is blank (bold markers
+    aside), the next paragraph (up to a blank line or a heading)."""
+    line_end = text.find("\n", position)
+    line = text[position:] if line_end == -1 else text[position:line_end]
+    if line.strip(" \t*:") or line_end == -1:
+        return line
+    rest = text[line_end:].lstrip("\n")
+    end = re.search(r"\n[ \t]*\n|\n[ \t]*#", rest)
+    return rest if end is None else rest[:end.start()]
+
+
+Found = list[tuple[int, str]]  # (position in the text, answer)
+
+
+def _boxed_answers(text: str) -> Found:
+    """Top-level boxes; boxes with only separators between them are one multi-part answer."""
+    groups: list[list[tuple[int, int]]] = []
+    for start, end in boxed_spans(text):
+        if groups and _BOX_SEPARATORS.fullmatch(_without_box_closers(text[groups[-1][-1][1]:start])):
+            groups[-1].append((start, end))
+        else:
+            groups.append([(start, end)])
+    found = []
+    for group in groups:
+        parts = list(dict.fromkeys(text[start:end].strip() for start, end in group))
+        found.append((group[0][0], ", ".join(part for part in parts if part) if len(parts) > 1 else parts[0]))
+    return found
+
+
+def _without_box_closers(between: str) -> str:
+    """The text between two box contents without the first box's ``}`` and the next ``\\boxed{``."""
+    return re.sub(r"^\s*\}|\\(?:boxed|fbox)\s*\{\s*$", "", between)
+
+
+def _answer_is_answers(text: str) -> Found:
     matches = list(_ANSWER_IS.finditer(text))
     answers = []
     for n, match in enumerate(matches):
         stop = matches[n + 1].start() if n + 1 < len(matches) else len(text)
-        line_end = text.find("\n", match.end(), stop)
-        answers.append(_sentence_answer(text[match.end():stop if line_end == -1 else line_end]))
+        tail = _paragraph_after(text[:stop], match.end())
+        answers.append((match.end(), statement_answer(_first_sentence(tail.strip().lstrip(":*").strip()))))
     return answers
 
 
-def _answer_tag_answers(text: str) -> list[str]:
+def _final_heading_answers(text: str) -> Found:
+    return [(match.end(), statement_answer(_first_sentence(_paragraph_after(text, match.end()).strip())))
+            for match in _FINAL_HEADING.finditer(text)]
+
+
+def _closing_sentence_answers(text: str) -> Found:
+    """The answer stated (bold or math) by the last sentence of the last line of ``text``."""
+    stripped = text.rstrip()
+    line_start = stripped.rfind("\n") + 1
+    outside = _outside_spans(stripped, _math_spans(stripped))
+    ends = [match.end() for match in _SENTENCE_END.finditer(outside, line_start) if match.end() < len(stripped) - 1]
+    start = ends[-1] if ends else line_start
+    answer = statement_answer(stripped[start:], stated_only=True)
+    return [(start, answer)] if answer else []
+
+
+def _answer_tag_answers(text: str) -> Found:
     """Contents of ``<answer>…</answer>`` pairs (a closing tag pairs with the last opening one)."""
     answers, opened = [], None
     for match in _ANSWER_TAGS.finditer(text):
         if not match.group(1):
             opened = match.end()
         elif opened is not None:
-            answers.append(strip_math_delimiters(text[opened:match.start()]))
+            answers.append((opened, strip_math_delimiters(text[opened:match.start()])))
             opened = None
     return answers
 
 
-def _format_answers(text: str, fmt: str) -> list[str]:
+def _format_answers(text: str, fmt: str) -> Found:
     if fmt == "boxed":
-        return boxed_answers(text)
+        return _boxed_answers(text)
     if fmt == "gsm8k":
-        return [_tidy(m.group(1)) for m in _GSM8K.finditer(text)]
+        return [(m.start(1), _tidy(m.group(1))) for m in _GSM8K.finditer(text)]
     if fmt == "answer_tag":
         return _answer_tag_answers(text)
+    if fmt == "final_heading":
+        return _final_heading_answers(text)
     if fmt == "answer_is":
         return _answer_is_answers(text)
+    if fmt == "closing_sentence":
+        return _closing_sentence_answers(text)
     raise ValueError(f"unknown answer format {fmt!r}: expected one of {ANSWER_FORMATS}")
 
 
@@ -151,6 +270,15 @@ def check_formats(formats: Sequence[str]) -> tuple[str, ...]:
     if unknown or not formats or len(set(formats)) != len(formats):
         raise ValueError(f"formats must be distinct names from {ANSWER_FORMATS}, got {formats!r}")
     return formats
+
+
+def answer_text(completion: str) -> str:
+    """The part of ``completion`` that may hold its answer: after the last ``</think>``, and
+    before an unclosed ``<think>`` (the rest is reasoning, or a completion cut off mid-thought)."""
+    think_end = completion.rfind(_THINK_END)
+    text = completion if think_end == -1 else completion[think_end + len(_THINK_END):]
+    think_start = text.find(_THINK_START)
+    return text if think_start == -1 else text[:think_start]
 
 
 def extract_answers(
@@ -165,14 +293,22 @@ def extract_answers(
 
     Returns:
         The :class:`Extraction` of the first format (in ``formats`` order) with a non-empty
-        answer; ``Extraction(None, ())`` when there is none.
+        answer, its final answer last, with the answers other formats restate before it;
+        ``Extraction(None, ())`` when there is none.
     """
-    think_end = completion.rfind(_THINK_END)
-    text = completion if think_end == -1 else completion[think_end + len(_THINK_END):]
-    for fmt in formats:
-        answers = tuple(a for a in _format_answers(text, fmt) if a)
-        if answers:
-            return Extraction(fmt, answers)
+    text = answer_text(completion)
+    for n, fmt in enumerate(formats):
+        found = [(position, answer) for position, answer in _format_answers(text, fmt) if answer]
+        if found:
+            final_position = found[-1][0]
+            restated = []
+            for other in formats[n + 1:]:
+                if other == "closing_sentence":
+                    continue
+                answers = [(position, answer) for position, answer in _format_answers(text, other)
+                           if answer and _VALUE.search(answer) and (other in _COMMITTING or position > final_position)]
+                restated.extend(answers[-1:])
+            return Extraction(fmt, tuple(answer for _, answer in restated + found))
     if last_number:
         numbers = NUMBER.findall(text)
         if numbers:

@@ -50,11 +50,14 @@ def test_each_format_is_extracted(completion, fmt, answers):
     assert found.final == answers[-1]
 
 
-def test_format_priority_follows_the_given_order():
+def test_format_priority_picks_the_final_answer_and_other_formats_restate_theirs():
     text = "The answer is 5.\n#### 6\n$\\boxed{7}$"
-    assert extract_answers(text).answers == ("7",)
-    assert extract_answers(text, formats=("gsm8k", "boxed")).answers == ("6",)
+    found = extract_answers(text)
+    # the final answer is the first format's; #### commits wherever it is, "answer is" before it is reasoning
+    assert (found.format, found.final, found.answers) == ("boxed", "7", ("6", "7"))
+    assert extract_answers(text, formats=("gsm8k", "boxed")).answers == ("7", "6")
     assert extract_answers(text, formats=("answer_is",)).answers == ("5",)
+    assert extract_answers("$\\boxed{7}$. So the answer is 8.").answers == ("8", "7")  # restated after it
 
 
 def test_all_answers_of_the_winning_format_are_returned_in_order():
@@ -85,7 +88,7 @@ def test_last_number_fallback_is_opt_in():
 def test_unknown_format_is_rejected_with_the_valid_names():
     with pytest.raises(ValueError, match="unknown answer format 'latex'"):
         extract_answers("x", formats=("latex",))
-    assert set(ANSWER_FORMATS) == {"boxed", "gsm8k", "answer_tag", "answer_is"}
+    assert set(ANSWER_FORMATS) == {"boxed", "gsm8k", "answer_tag", "final_heading", "answer_is", "closing_sentence"}
 
 
 def test_extraction_is_linear_on_a_large_adversarial_completion():
