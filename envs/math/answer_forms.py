@@ -74,6 +74,7 @@ _COMPARISON = re.compile(rf"\s*({_LESS}|{_GREATER})\s*")
 _VARIABLE = re.compile(r"[A-Za-z]")
 _FINAL_PERIOD = re.compile(r"(?<![.\\])\.\s*$")
 _GLUED_I = re.compile(r"(?<=\d)\s*i(?![A-Za-z])")
+_PERCENT_OF_PARENTHESES = re.compile(r"\((-?\\frac\{-?\d+\}\{\d+\}|-?\d+)\)(?=\s*\\?%)")  # ``(\frac{100}{3})\%``
 
 
 def _unicode_math(answer: str) -> str:
@@ -192,7 +193,7 @@ def normalize_notation(answer: str) -> str:
     if "deg" in answer or "^" in answer:
         answer = _DEGREE.sub(r"^{\\circ}", answer)
     if "overline" in answer or "\\bar" in answer:
-        answer = _REPEATING.sub(_repeating_fraction, answer)
+        answer = _PERCENT_OF_PARENTHESES.sub(r"\1", _REPEATING.sub(_repeating_fraction, answer))
     if ".(" in answer:
         answer = _PAREN_REPEATING.sub(lambda m: _rational_text(_repeating_value(*m.groups())), answer)
     if "\\varnothing" in answer:
@@ -229,11 +230,15 @@ _LETTER = r"(?:\(\s*[A-Z]\s*\)|[A-Z])"
 _LETTER_LIST = re.compile(rf"^{_LETTER}(?:\s*(?:,|;|&|\band\b)\s*{_LETTER})+$")
 _WORDS = re.compile(r"^[A-Za-z][A-Za-z '\-]*$")
 _ARTICLES = frozenset(("a", "an", "the"))
+_CLOCK = re.compile(r"^(\d{1,2})\s*:\s*(\d{2})\s*(?:([apAP])\.?\s*[mM]\.?)?$")
+_RATIO = re.compile(r"^\d+(?:\.\d+)?(?:\s*(?::|\bto\b)\s*\d+(?:\.\d+)?)+$")
+_COLON_SPACING = re.compile(r"\\colon|\\[,;!]")
 #: Generic nouns that qualify a text answer without changing it (``an even function`` is ``even``).
 _QUALIFIERS = frozenset(("function", "curve", "conic", "shape", "graph", "number", "figure"))
 
 
-def _unwrap(answer: str) -> str:
+def unwrap_text(answer: str) -> str:
+    """``answer`` without text and font wrappers (``\\text{…}``, ``\\mathrm{…}``, …), ``$``, ``\\ `` and ``~``."""
     previous = None
     while previous != answer:
         previous, answer = answer, _WRAPPER.sub(r"\1", answer)
@@ -243,7 +248,7 @@ def _unwrap(answer: str) -> str:
 def based_number(answer: str) -> tuple[str, int] | None:
     """``(digits, base)`` of an answer written with a base subscript (``1011_2``, ``40_{9}``,
     ``\\text{1011}_2``, ``(1011)_2``, ``1011_{\\text{two}}``), else None."""
-    match = _BASED.match(_unwrap(answer))
+    match = _BASED.match(unwrap_text(answer))
     if match is None:
         return None
     base_text = match[2] or match[3]
@@ -257,7 +262,7 @@ def based_number(answer: str) -> tuple[str, int] | None:
 def choice_letter(answer: str) -> str | None:
     """The letter of a multiple-choice answer (``(C)``, ``\\text{(C)}``, ``(C) Plane``, ``C) Plane``,
     ``\\text{C}``; a bare ``C`` is a variable), else None."""
-    match = _CHOICE.match(_unwrap(answer))
+    match = _CHOICE.match(unwrap_text(answer))
     if match:
         return (match[1] or match[2]).upper()
     match = _TEXT_LETTER.match(answer)
@@ -266,7 +271,7 @@ def choice_letter(answer: str) -> str | None:
 
 def choice_letters(answer: str) -> frozenset[str] | None:
     """The letters of a list of multiple-choice letters (``\\text{A, C}``, ``(A), (C)``), else None."""
-    plain = _unwrap(answer)
+    plain = unwrap_text(answer)
     if not _LETTER_LIST.match(plain):
         return None
     return frozenset(re.findall(r"[A-Z]", plain))
@@ -275,7 +280,7 @@ def choice_letters(answer: str) -> frozenset[str] | None:
 def text_key(answer: str) -> str | None:
     """The words of a text answer (lowercase, without articles, a final period or a trailing
     generic noun such as ``function``), else None (also for single letters, which are variables)."""
-    plain = _unwrap(answer).rstrip(".").strip()
+    plain = unwrap_text(answer).rstrip(".").strip()
     if not _WORDS.match(plain) or not any(len(word) > 1 for word in plain.split()):
         return None
     words = [word for word in plain.lower().replace("-", " ").split() if word not in _ARTICLES]
@@ -287,14 +292,68 @@ def text_key(answer: str) -> str | None:
 _HINT = re.compile(r"[A-Za-z_(]")
 
 
+def clock_time(answer: str) -> tuple[int, bool] | None:
+    """``(minutes after midnight, whether a.m./p.m. is written)`` of a clock time (``3:15 p.m.``,
+    ``15:15``, ``9:40 AM``; without a.m./p.m. it is a 24-hour time), else None."""
+    match = _CLOCK.match(_colon_text(answer))
+    if match is None:
+        return None
+    hour, minute, meridiem = int(match[1]), int(match[2]), (match[3] or "").lower()
+    if minute > 59 or hour > (12 if meridiem else 23) or (meridiem and hour == 0):
+        return None
+    if meridiem:
+        hour = hour % 12 + (12 if meridiem == "p" else 0)
+    return 60 * hour + minute, bool(meridiem)
+
+
+def ratio_terms(answer: str) -> tuple[Fraction, ...] | None:
+    """The terms of a ratio (``1:2:3``, ``1 : 2``, ``2 \\text{ to } 5``, ``1\\!:\\!2``), else None."""
+    text = _colon_text(answer)
+    if not _RATIO.match(text):
+        return None
+    return tuple(Fraction(term) for term in re.split(r"\s*(?::|\bto\b)\s*", text))
+
+
+def _colon_text(answer: str) -> str:
+    return " ".join(_COLON_SPACING.sub(lambda m: ":" if m[0] == "\\colon" else " ", unwrap_text(answer)).split())
+
+
+def compare_colon_forms(gold: str, pred: str) -> bool | None:
+    """True/False when either answer is a clock time or a ratio (a colon is never a division),
+    else None. Clock times are equal when they name the same minute of the day (``15:15`` is
+    ``3:15 p.m.``, ``9:40 AM`` is not ``9:40 PM``); ratios when their terms are proportional in
+    order (``2 \\text{ to } 5`` is ``2:5``; ``1:3:2`` is not ``1:2:3``)."""
+    gold_clock, pred_clock = clock_time(gold), clock_time(pred)
+    if gold_clock and pred_clock:
+        return gold_clock[0] == pred_clock[0]
+    if (gold_clock and gold_clock[1]) or (pred_clock and pred_clock[1]):
+        return False
+    gold_ratio, pred_ratio = ratio_terms(gold), ratio_terms(pred)
+    if gold_ratio is None and pred_ratio is None:
+        return None
+    if gold_ratio is None or pred_ratio is None or len(gold_ratio) != len(pred_ratio):
+        return False
+    return all(g * pred_ratio[0] == p * gold_ratio[0] for g, p in zip(gold_ratio, pred_ratio)) and any(gold_ratio)
+
+
+def choice_value(answer: str) -> str | None:
+    """The value written after a multiple-choice letter (``\\text{(C) } 2\\sqrt6`` -> ``2\\sqrt6``), else None."""
+    match = _CHOICE.match(unwrap_text(answer))
+    return match[3].strip() if match and match[3] and match[3].strip() else None
+
+
 def compare_forms(gold: str, pred: str) -> bool | None:
-    """True/False when either answer has a form this module decides (base subscript, choice
-    letters, text), else None (math-verify decides)."""
+    """True/False when either answer has a form this module decides (clock time or ratio, base
+    subscript, choice letters, text), else None (math-verify decides)."""
+    if ":" in gold or ":" in pred or "colon" in gold + pred or " to " in gold + pred:
+        by_colon = compare_colon_forms(gold, pred)
+        if by_colon is not None:
+            return by_colon
     if not (_HINT.search(gold) and _HINT.search(pred)) and "_" not in gold + pred:
         return None  # no letter, parenthesis or subscript on one side: none of these forms (fast path)
     gold_based, pred_based = based_number(gold), based_number(pred)
     if gold_based or pred_based:
-        decimal = [(digits.lstrip("0") or "0", 10) if re.fullmatch(r"\d+", digits := _unwrap(side)) else None
+        decimal = [(digits.lstrip("0") or "0", 10) if re.fullmatch(r"\d+", digits := unwrap_text(side)) else None
                    for side in (gold, pred)]
         return (gold_based or decimal[0]) == (pred_based or decimal[1])
     gold_choice, pred_choice = choice_letter(gold), choice_letter(pred)

@@ -60,7 +60,7 @@ _ANSWER_IS = re.compile(
 )
 _FINAL_HEADING = re.compile(r"^[ \t]*(?:#{1,6}[ \t]*\**|\*\*)[ \t]*final[ \t]+answers?[ \t]*:?[ \t]*\**[ \t]*:?[ \t]*$",
                             re.I | re.M)
-_SENTENCE_END = re.compile(r"\.(?=\s|$)|\bI hope\b|\n[ \t]*\n")
+_SENTENCE_END = re.compile(r"[.?!](?=\s|$)|\bI hope\b|\n[ \t]*\n")
 _MATH_SPAN = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.S)
 _BOLD = re.compile(r"\*\*(.+?)\*\*", re.S)
 _SPAN_CONNECTORS = re.compile(r"(?:\s|,|;|\band\b|\bor\b|\\quad|\\qquad)*")
@@ -144,7 +144,7 @@ def _outside_spans(text: str, spans: list[re.Match]) -> str:
 
 
 def _first_sentence(text: str) -> str:
-    """``text`` up to its first sentence end (a period before a space, ``I hope``, a blank line)
+    """``text`` up to its first sentence end (``.``, ``?`` or ``!`` before a space, ``I hope``, a blank line)
     that is not inside a math span."""
     end = _SENTENCE_END.search(_outside_spans(text, _math_spans(text)))
     return text if end is None else text[:end.start()]
@@ -227,6 +227,8 @@ def _final_heading_answers(text: str) -> Found:
 def _closing_sentence_answers(text: str) -> Found:
     """The answer stated (bold or math) by the last sentence of the last line of ``text``."""
     stripped = text.rstrip()
+    if stripped.endswith("?"):
+        return []  # a question states nothing
     line_start = stripped.rfind("\n") + 1
     outside = _outside_spans(stripped, _math_spans(stripped))
     ends = [match.end() for match in _SENTENCE_END.finditer(outside, line_start) if match.end() < len(stripped) - 1]

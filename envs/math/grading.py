@@ -37,12 +37,16 @@ import re
 from typing import Any
 
 from math_verify import ExprExtractionConfig, LatexExtractionConfig, parse, verify
-from sympy import Basic, Integer, MatrixBase
+from sympy import Abs, Basic, Float, Integer, MatrixBase, Rational, Set
+from sympy.core.relational import Relational
+from sympy.logic.boolalg import Boolean
 
 from rlenv.boxed import braces_balanced
-from rlenv.envs.math.answer_forms import compare_forms, normalize_notation
+from rlenv.envs.math.answer_forms import choice_letter, choice_value, compare_forms
 from rlenv.envs.math.config import GradingConfig
 from rlenv.envs.math.extraction import clean_answer, extract_answers
+from rlenv.envs.math.normalization import normalize_answer
+from rlenv.envs.math.quantities import compare_quantities
 
 _PLAIN_NUMBER = re.compile(
     r"""^(?P<sign>[-+])?\s*(?:\\?\$|USD\s*|€|£)?\s*(?P<sign2>-)?\s*
@@ -79,7 +83,7 @@ def parse_answer(answer: str) -> ParsedAnswer:
     Plain integers skip math-verify's number parser (``sympy.Number(str)`` is slow) and become
     ``Integer`` directly, which is what that parser would build.
     """
-    text, answer = answer, normalize_notation(answer)
+    text, answer = answer, normalize_answer(answer)
     number = _PLAIN_NUMBER.match(answer)
     if number is not None:
         sign = "-" if "-" in (number["sign"] or "", number["sign2"] or "") else ""
@@ -97,15 +101,76 @@ def parse_answer(answer: str) -> ParsedAnswer:
 
 
 def answers_match(gold: ParsedAnswer, pred: ParsedAnswer, config: GradingConfig) -> bool:
-    """True when ``pred`` is equivalent to ``gold`` (by form for the notations of
-    :func:`~rlenv.envs.math.answer_forms.compare_forms`, else math-verify, gold first; text when unparsed)."""
+    """True when ``pred`` is equivalent to ``gold``: by form for the notations of
+    :func:`~rlenv.envs.math.answer_forms.compare_forms`, by value after unit conversion
+    (:mod:`~rlenv.envs.math.quantities`), else by math-verify, gold first (a relation in one
+    variable against a set by the set it describes; a decimal never equals an exact value it
+    cannot write, see :func:`inexact_for`); as text when unparsed. A choice letter followed by
+    its option's value is that value against a gold that is not a letter."""
     by_form = compare_forms(gold.text, pred.text)
     if by_form is not None:
         return by_form
+    by_units = compare_quantities(gold.text, pred.text)
+    if by_units is not None:
+        return by_units
+    value = choice_value(pred.text) if choice_letter(gold.text) is None else None
+    if value is not None:
+        return answers_match(gold, parse_answer(value), config)
     if gold.symbolic and pred.symbolic:
+        gold_value, pred_value = gold.values[0], pred.values[0]
+        if inexact_for(gold_value, pred_value):
+            return False
+        relation_set = _relation_as_set(gold_value, pred_value)
+        if relation_set is not None:
+            return relation_set
         return verify(list(gold.values), list(pred.values), float_rounding=config.float_rounding,
                       numeric_precision=config.numeric_precision, strict=config.strict, timeout_seconds=None)
     return comparable_text(gold.text) == comparable_text(pred.text)
+
+
+def inexact_for(gold: Any, pred: Any) -> bool:
+    """Whether ``pred`` is a decimal approximation of an exact ``gold`` no decimal can write
+    (an irrational number, or a rational whose denominator has a prime factor other than 2 and
+    5): ``1.41421356`` for ``\\sqrt2``, ``0.3333`` for ``\\frac13``, however many digits."""
+    if not (isinstance(gold, Basic) and isinstance(pred, Basic) and gold.is_number and pred.has(Float)):
+        return False
+    if gold.has(Float):
+        return False
+    if isinstance(gold, Rational):
+        denominator = int(gold.q)
+        for prime in (2, 5):
+            while denominator % prime == 0:
+                denominator //= prime
+        return denominator != 1
+    return gold.is_real is True and gold.is_rational is False
+
+
+def _relation_as_set(gold: Any, pred: Any) -> bool | None:
+    """A relation in one variable written in solved form against a set, compared as the set it
+    describes (sympy's ``as_set``: ``-x > -1`` is ``(-\\infty, 1)``, ``|x| < 1`` is ``(-1, 1)``),
+    else None. Only a solved form counts (one side a number, the other ``c x`` or ``|x|``): an
+    unsolved ``2x - 4 > 6`` is how the problem is stated, not an answer."""
+    relation, other = (pred, gold) if isinstance(gold, Set) else (gold, pred)
+    if not (isinstance(other, Set) and isinstance(relation, Boolean) and len(relation.free_symbols) == 1):
+        return None
+    if not all(_solved(part) for part in ([relation] if isinstance(relation, Relational) else relation.args)):
+        return None
+    try:
+        return bool(relation.as_set() == other)
+    except (NotImplementedError, TypeError, ValueError):
+        return None
+
+
+def _solved(relation: Any) -> bool:
+    if not isinstance(relation, Relational):
+        return False
+    number, expression = (relation.lhs, relation.rhs) if relation.lhs.is_number else (relation.rhs, relation.lhs)
+    if not number.is_number:
+        return False
+    if isinstance(expression, Abs):
+        expression = expression.args[0]
+    coefficient, symbol = expression.as_coeff_Mul()
+    return coefficient.is_number and coefficient != 0 and symbol.is_Symbol
 
 
 @functools.lru_cache(maxsize=8192)
