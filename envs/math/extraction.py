@@ -53,15 +53,17 @@ _COMMITTING = ("boxed", "gsm8k", "answer_tag")
 _GSM8K = re.compile(r"####[ \t]*([^\n]*)")
 _ANSWER_TAGS = re.compile(r"<(/?)answer>", re.I)
 _ANSWER_IS = re.compile(
-    r"(?:\bfinal\s+answer\s*:\s*(?:the\s+final\s+answer\s+is\b)?"
+    r"(?:\bfinal\s+answer\s*\**\s*:\s*(?:the\s+final\s+answer\s+is\b)?"
     r"|\b(?:the\s+)?(?:final\s+)?answer\s+is\b\s*:?"
-    r"|\banswer\s*:)",
+    r"|\banswer\s*\**\s*:)",
     re.I,
 )
 _FINAL_HEADING = re.compile(r"^[ \t]*(?:#{1,6}[ \t]*\**|\*\*)[ \t]*final[ \t]+answers?[ \t]*:?[ \t]*\**[ \t]*:?[ \t]*$",
                             re.I | re.M)
 _SENTENCE_END = re.compile(r"[.?!](?=\s|$)|\bI hope\b|\n[ \t]*\n")
 _MATH_SPAN = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.S)
+_PARAGRAPH_END = re.compile(r"\n[ \t]*\n|\n[ \t]*#")
+_BLANK = re.compile(r"\s*")
 _BOLD = re.compile(r"\*\*(.+?)\*\*", re.S)
 _SPAN_CONNECTORS = re.compile(r"(?:\s|,|;|\band\b|\bor\b|\\quad|\\qquad)*")
 _BOX_SEPARATORS = re.compile(r"(?:\s|[,;$&]|\band\b|\\(?:quad|qquad|[,;: ])|\\text\s*\{\s*(?:and|,)?\s*\})*")
@@ -138,9 +140,11 @@ def _span_text(match: re.Match) -> str:
 
 def _outside_spans(text: str, spans: list[re.Match]) -> str:
     """``text`` with its math spans blanked out (same length, so positions stay)."""
+    pieces, position = [], 0
     for span in spans:
-        text = text[:span.start()] + " " * (span.end() - span.start()) + text[span.end():]
-    return text
+        pieces += [text[position:span.start()], " " * (span.end() - span.start())]
+        position = span.end()
+    return "".join(pieces) + text[position:]
 
 
 def _first_sentence(text: str) -> str:
@@ -174,19 +178,20 @@ def statement_answer(sentence: str, *, stated_only: bool = False) -> str:
     return "" if stated_only else _tidy(sentence)
 
 
-def _paragraph_after(text: str, position: int) -> str:
+def _paragraph_after(text: str, position: int, stop: int | None = None) -> str:
     """The text from ``position`` to the end of its line, or, when that is blank (bold markers
-    aside), the next paragraph (up to a blank line or a heading)."""
-    line_end = text.find("\n", position)
-    line = text[position:] if line_end == -1 else text[position:line_end]
+    aside), the next paragraph (up to a blank line or a heading); never past ``stop``."""
+    stop = len(text) if stop is None else stop
+    line_end = text.find("\n", position, stop)
+    line = text[position:stop] if line_end == -1 else text[position:line_end]
     if line.strip(" \t*:") or line_end == -1:
         return line
-    rest = text[line_end:].lstrip("\n")
-    end = re.search(r"\n[ \t]*\n|\n[ \t]*#", rest)
-    return rest if end is None else rest[:end.start()]
+    start = _BLANK.match(text, line_end, stop).end()
+    end = _PARAGRAPH_END.search(text, start, stop)
+    return text[start:stop if end is None else end.start()]
 
 
-Found = list[tuple[int, str]]  # (position in the text, answer)
+Found = list[tuple[int, int, str]]  # (start, end) of the text the answer was read from, the answer
 
 
 def _boxed_answers(text: str) -> Found:
@@ -200,7 +205,7 @@ def _boxed_answers(text: str) -> Found:
     found = []
     for group in groups:
         parts = list(dict.fromkeys(text[start:end].strip() for start, end in group))
-        found.append((group[0][0], ", ".join(part for part in parts if part) if len(parts) > 1 else parts[0]))
+        found.append((group[0][0], group[-1][1], ", ".join(part for part in parts if part) if len(parts) > 1 else parts[0]))
     return found
 
 
@@ -209,19 +214,36 @@ def _without_box_closers(between: str) -> str:
     return re.sub(r"^\s*\}|\\(?:boxed|fbox)\s*\{\s*$", "", between)
 
 
+def _math_mask(text: str) -> bytearray:
+    """1 at every position of ``text`` inside a math span or a box (spans of one kind never
+    overlap, so this is linear in the text)."""
+    mask = bytearray(len(text))
+    for start, end in [(m.start(), m.end()) for m in _math_spans(text)] + boxed_spans(text):
+        mask[start:end] = b"\x01" * (end - start)
+    return mask
+
+
 def _answer_is_answers(text: str) -> Found:
+    """Answers after ``answer is``/``Answer:`` anchors (not those written inside math or a box)."""
     matches = list(_ANSWER_IS.finditer(text))
+    if matches:
+        mask = _math_mask(text)
+        matches = [match for match in matches if not mask[match.start()]]
     answers = []
     for n, match in enumerate(matches):
         stop = matches[n + 1].start() if n + 1 < len(matches) else len(text)
-        tail = _paragraph_after(text[:stop], match.end())
-        answers.append((match.end(), statement_answer(_first_sentence(tail.strip().lstrip(":*").strip()))))
+        tail = _paragraph_after(text, match.end(), stop)
+        answers.append((match.start(), match.end() + len(tail),
+                        statement_answer(_first_sentence(tail.strip().lstrip(":*").strip()))))
     return answers
 
 
 def _final_heading_answers(text: str) -> Found:
-    return [(match.end(), statement_answer(_first_sentence(_paragraph_after(text, match.end()).strip())))
-            for match in _FINAL_HEADING.finditer(text)]
+    answers = []
+    for match in _FINAL_HEADING.finditer(text):
+        paragraph = _paragraph_after(text, match.end())
+        answers.append((match.start(), match.end() + len(paragraph), statement_answer(_first_sentence(paragraph.strip()))))
+    return answers
 
 
 def _closing_sentence_answers(text: str) -> Found:
@@ -234,7 +256,7 @@ def _closing_sentence_answers(text: str) -> Found:
     ends = [match.end() for match in _SENTENCE_END.finditer(outside, line_start) if match.end() < len(stripped) - 1]
     start = ends[-1] if ends else line_start
     answer = statement_answer(stripped[start:], stated_only=True)
-    return [(start, answer)] if answer else []
+    return [(start, len(stripped), answer)] if answer else []
 
 
 def _answer_tag_answers(text: str) -> Found:
@@ -244,7 +266,7 @@ def _answer_tag_answers(text: str) -> Found:
         if not match.group(1):
             opened = match.end()
         elif opened is not None:
-            answers.append((opened, strip_math_delimiters(text[opened:match.start()])))
+            answers.append((opened, match.start(), strip_math_delimiters(text[opened:match.start()])))
             opened = None
     return answers
 
@@ -253,7 +275,7 @@ def _format_answers(text: str, fmt: str) -> Found:
     if fmt == "boxed":
         return _boxed_answers(text)
     if fmt == "gsm8k":
-        return [(m.start(1), _tidy(m.group(1))) for m in _GSM8K.finditer(text)]
+        return [(m.start(1), m.end(1), _tidy(m.group(1))) for m in _GSM8K.finditer(text)]
     if fmt == "answer_tag":
         return _answer_tag_answers(text)
     if fmt == "final_heading":
@@ -300,17 +322,17 @@ def extract_answers(
     """
     text = answer_text(completion)
     for n, fmt in enumerate(formats):
-        found = [(position, answer) for position, answer in _format_answers(text, fmt) if answer]
+        found = [(start, end, answer) for start, end, answer in _format_answers(text, fmt) if answer]
         if found:
-            final_position = found[-1][0]
+            final_end = found[-1][1]
             restated = []
             for other in formats[n + 1:]:
                 if other == "closing_sentence":
                     continue
-                answers = [(position, answer) for position, answer in _format_answers(text, other)
-                           if answer and _VALUE.search(answer) and (other in _COMMITTING or position > final_position)]
+                answers = [(start, end, answer) for start, end, answer in _format_answers(text, other)
+                           if answer and _VALUE.search(answer) and (other in _COMMITTING or start >= final_end)]
                 restated.extend(answers[-1:])
-            return Extraction(fmt, tuple(answer for _, answer in restated + found))
+            return Extraction(fmt, tuple(answer for _, _, answer in restated + found))
     if last_number:
         numbers = NUMBER.findall(text)
         if numbers:

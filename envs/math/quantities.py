@@ -2,7 +2,7 @@
 
 An answer is a *quantity* when it is one or more ``number unit`` terms (``2.5 km``,
 ``12\\text{ cm}``, ``6 \\text{ ft}^2``, ``1 \\text{ h } 35 \\text{ min}``) whose units pint knows and
-that are not dimensionless; text wrappers, ``\\ ``, ``~`` and ``$`` are dropped first. Terms are
+that are not dimensionless; text wrappers, LaTeX spacing (``\\,``, ``\\ ``, ``~``) and ``$`` are dropped first. Terms are
 added (``1 h 35 min`` is 95 minutes). Unit words must be longer than one letter, or one of the
 one-letter SI symbols ``m g s h L K N J W V`` (so ``2 x`` or ``3 e`` are not quantities).
 
@@ -30,6 +30,7 @@ _UNIT = r"[A-Za-z][A-Za-z.]*(?:\s*(?:\^|\*\*)\s*\{?\s*\d\s*\}?)?(?:\s*/\s*[A-Za-
 _TERM = re.compile(rf"\s*({_NUMBER})\s*({_UNIT})")
 _QUANTITY = re.compile(rf"^(?:\s*{_NUMBER}\s*{_UNIT})+\s*$")
 _SI_LETTERS = frozenset("mgshLKNJWV")
+_SPACING = re.compile(r"\\(?:[,;:!]|quad|qquad)")
 #: Relative tolerance of a converted value (conversion factors are floats).
 RELATIVE_TOLERANCE = 1e-9
 
@@ -59,7 +60,7 @@ def quantity_terms(answer: str) -> list[Any] | None:
     """The pint quantities of the ``number unit`` terms of ``answer``, or None when it is not a quantity."""
     if not any(char.isalpha() for char in answer) or not any(char.isdigit() for char in answer):
         return None
-    text = " ".join(unwrap_text(answer).split())
+    text = " ".join(_SPACING.sub(" ", unwrap_text(answer)).split())
     if not _QUANTITY.match(text):
         return None
     terms = []

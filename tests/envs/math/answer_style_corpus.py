@@ -168,9 +168,18 @@ def _placement(rng: random.Random) -> Iterator[Case]:
         else f"So the length of the side is **${v}$**.",
         "closing_math": lambda v: f"Putting everything together, the requested value is ${v}$.",
         "minerva_sentence": lambda v: f"Final Answer: The volume of $ABCDEFGH$ is ${v}$. I hope it is correct.",
+        "final_heading_colon": lambda v: f"## Final Answer:\n${v}$",
+        "bold_answer_label": lambda v: f"**Answer**: ${v}$",
+        "answer_bold_value": lambda v: f"Answer: **${v}$**",
+        "final_answer_label_bold": lambda v: f"**Final answer:** ${v}$",
+        "closing_thus": lambda v: f"Thus, the area of the triangle equals ${v}$.",
+        "closing_bold_math": lambda v: f"The minimum value is therefore **${v}$**.",
+        "heading_then_sentence": lambda v: f"### Final Answer\nThe number of ways is ${v}$.",
+        "minerva_plain": lambda v: f"Final Answer: The final answer is {v}. I hope it is correct." if v.isdigit()
+        else f"Final Answer: The final answer is ${v}$. I hope it is correct.",
     }
     for form, place in placements.items():
-        family = rng.choice(("qwen_cot", "gpt_markdown", "llama3_steps"))
+        family = rng.choice(("qwen_cot", "qwen_tir", "gpt_markdown", "llama3_steps"))
         body = _FAMILY[family][0]
         yield Case("placement", family, form, gold, body(rng, place(shown)), True)
         for wrong in wrongs:
@@ -222,7 +231,7 @@ def _truncated(rng: random.Random) -> Iterator[Case]:
 
 def _multi_box(rng: random.Random) -> Iterator[Case]:
     a, b = rng.sample(range(1, 20), 2)
-    family = rng.choice(("qwen_cot", "r1_think", "gpt_markdown"))
+    family = rng.choice(("qwen_cot", "qwen_tir", "r1_think", "gpt_markdown"))
     body = _FAMILY[family][0]
     gold = f"({a},{b}),({b},{a})"
     yield Case("multi_box", family, "pairs", gold, body(rng, f"The solutions are $\\boxed{{({a}, {b})}}, \\boxed{{({b}, {a})}}$."), True)
@@ -253,6 +262,7 @@ def _number_words(rng: random.Random) -> Iterator[Case]:
                     rng.choice([10**6, 2 * 10**6, 10**9])])
     words = num2words(n)
     for form, answer in (("plain", Answer(words, words)), ("text", Answer(f"\\text{{{words}}}")),
+                         ("mathrm", Answer(f"\\mathrm{{{words.replace(' ', '~')}}}")),
                          ("capital", Answer(words.capitalize(), words.capitalize()))):
         family = rng.choice(("gsm8k_metamath", "answer_tag", "qwen_cot", "llama3_steps"))
         if family == "gsm8k_metamath" and form == "text":
@@ -284,7 +294,7 @@ def _number_words(rng: random.Random) -> Iterator[Case]:
 
 def _units(rng: random.Random) -> Iterator[Case]:
     n = rng.randint(2, 99)
-    family = rng.choice(("qwen_cot", "llama3_steps", "r1_think", "gpt_markdown"))
+    family = rng.choice(("qwen_cot", "qwen_tir", "llama3_steps", "r1_think", "gpt_markdown"))
     for form, shown, equal in (("text_unit", f"\\text{{{n} cm}}", True), ("mathrm_unit", f"\\mathrm{{{n}\\ cm}}", True),
                                ("text_unit_wrong", f"\\text{{{n + 1} cm}}", False),
                                ("text_sentence", f"\\text{{The removed number is }} {n}", True),
@@ -307,6 +317,13 @@ def _units(rng: random.Random) -> Iterator[Case]:
                complete(rng, family, Answer(f"{hours} \\text{{ h }} {minutes} \\text{{ min}}")), True)
     yield Case("units", family, "hours_minutes_wrong", f"{total} \\text{{ minutes}}",
                complete(rng, family, Answer(f"{hours + 1} \\text{{ h }} {minutes} \\text{{ min}}")), False)
+    metres = rng.randint(2, 9) * 1000
+    yield Case("units", family, "words_unit", f"{metres // 1000} \\text{{ km}}",
+               complete(rng, family, Answer(f"{metres}\\,\\text{{meters}}")), True)
+    yield Case("units", family, "words_unit_wrong", f"{metres // 1000} \\text{{ km}}",
+               complete(rng, family, Answer(f"{metres}\\,\\text{{feet}}")), False)
+    yield Case("units", family, "hours_decimal", f"{90 * hours} \\text{{ minutes}}",
+               complete(rng, family, Answer(f"{1.5 * hours:g} \\text{{ hours}}")), True)
     area = rng.randint(2, 40)
     gold = f"{area} \\text{{ ft}}^2"
     yield Case("units", family, "wrong_unit", gold, complete(rng, family, Answer(f"{area} \\text{{ in}}^2")), False)
@@ -314,7 +331,7 @@ def _units(rng: random.Random) -> Iterator[Case]:
 
 
 def _sets(rng: random.Random) -> Iterator[Case]:
-    family = rng.choice(("qwen_cot", "gpt_markdown", "r1_think", "llama3_steps"))
+    family = rng.choice(("qwen_cot", "qwen_tir", "gpt_markdown", "r1_think", "llama3_steps"))
     for shown in ("\\{\\,\\}", "\\{\\}", "\\emptyset", "\\varnothing", "\\text{no solution}", "\\text{the empty set}"):
         yield Case("sets", family, "empty", "\\emptyset", complete(rng, family, Answer(shown)), True)
     n = rng.randint(1, 9)
@@ -341,30 +358,38 @@ def _sets(rng: random.Random) -> Iterator[Case]:
 
 
 def _colons(rng: random.Random) -> Iterator[Case]:
-    family = rng.choice(("qwen_cot", "gpt_markdown", "gsm8k_metamath", "answer_tag"))
+    family = rng.choice(("qwen_cot", "qwen_tir", "gpt_markdown", "gsm8k_metamath", "answer_tag"))
     hour, minute = rng.randint(1, 11), rng.randint(10, 59)
     gold = f"{hour}:{minute:02d} \\text{{ p.m.}}"
     for shown, equal in ((f"{hour + 12}:{minute:02d}", True), (f"{hour}:{minute:02d} PM", True),
                          (f"{hour}:{minute:02d} \\text{{ p.m.}}", True), (f"{hour}:{minute:02d} AM", False),
+                         (f"{hour}:{minute:02d}pm", True), (f"\\text{{{hour}:{minute:02d} P.M.}}", True),
+                         (f"{hour}:{minute:02d}\\text{{ a.m.}}", False),
                          (f"{hour}:{(minute + 1) % 60:02d} PM", False), (f"{hour}:{minute:02d}", False)):
         yield Case("colons", family, "clock", gold, complete(rng, family, Answer(shown)), equal)
     a, b, c = rng.sample(range(1, 10), 3)
     gold = f"{a}:{b}:{c}"
     yield Case("colons", family, "ratio", gold, complete(rng, family, Answer(f"{a} : {b} : {c}")), True)
     yield Case("colons", family, "ratio_swapped", gold, complete(rng, family, Answer(f"{a}:{c}:{b}")), False)
+    yield Case("colons", family, "ratio_tight", gold, complete(rng, family, Answer(f"{a}\\!:\\!{b}\\!:\\!{c}")), True)
+    yield Case("colons", family, "ratio_as_fraction", f"{a}:{b}", complete(rng, family, Answer(f"\\frac{{{a}}}{{{b + 10}}}")), False)
     yield Case("colons", family, "ratio_to", f"{a}:{b}", complete(rng, family, Answer(f"{a} \\text{{ to }} {b}")), True)
     yield Case("colons", family, "ratio_to_swapped", f"{a}:{b}", complete(rng, family, Answer(f"{b} \\text{{ to }} {a}")), False)
     yield Case("colons", family, "ratio_reversed", f"{a}:{b}", complete(rng, family, Answer(f"{b}:{a}")), False)
 
 
 def _numerals(rng: random.Random) -> Iterator[Case]:
-    family = rng.choice(("qwen_cot", "llama3_steps", "gsm8k_metamath", "answer_tag"))
+    family = rng.choice(("qwen_cot", "qwen_tir", "llama3_steps", "gsm8k_metamath", "answer_tag"))
     mantissa, exponent = rng.randint(11, 99) / 10, rng.randint(2, 6)
     gold = f"{mantissa} \\times 10^{{-{exponent}}}"
     yield Case("numerals", family, "sci_e", gold, complete(rng, family, Answer(f"{mantissa}e-{exponent}")), True)
     yield Case("numerals", family, "sci_e_wrong", gold, complete(rng, family, Answer(f"{mantissa}e-{exponent + 1}")), False)
     yield Case("numerals", family, "sci_e_sign", gold, complete(rng, family, Answer(f"{mantissa}e{exponent}")), False)
+    yield Case("numerals", family, "sci_E_upper", gold, complete(rng, family, Answer(f"{mantissa}E-{exponent}")), True)
+    yield Case("numerals", family, "sci_cdot", gold, complete(rng, family, Answer(f"{mantissa} \\cdot 10^{{-{exponent}}}")), True)
     whole, den = rng.randint(1, 9), rng.choice([2, 3, 4, 5])
+    yield Case("numerals", family, "mixed_latex", _frac(Fraction(whole * den + 1, den)),
+               complete(rng, family, Answer(f"{whole}\\tfrac{{1}}{{{den}}}")), True)
     value = Fraction(whole * den + 1, den)
     yield Case("numerals", "gsm8k_metamath", "mixed_number", _frac(value), _gsm8k(rng, f"#### {whole} 1/{den}"), True)
     yield Case("numerals", "gsm8k_metamath", "mixed_number_wrong", _frac(value), _gsm8k(rng, f"#### {whole + 1} 1/{den}"), False)
@@ -380,7 +405,7 @@ def _numerals(rng: random.Random) -> Iterator[Case]:
 
 
 def _value_forms(rng: random.Random) -> Iterator[Case]:
-    family = rng.choice(("qwen_cot", "r1_think", "llama3_steps", "gpt_markdown"))
+    family = rng.choice(("qwen_cot", "qwen_tir", "r1_think", "llama3_steps", "gpt_markdown"))
     b, d = rng.randint(1, 9), rng.choice([2, 3, 5, 6, 7])
     gold = f"\\frac{{{b} \\pm \\sqrt{{{d}}}}}{{2}}"
     both = f"\\frac{{{b}+\\sqrt{{{d}}}}}{{2}}, \\frac{{{b}-\\sqrt{{{d}}}}}{{2}}"
@@ -402,6 +427,8 @@ def _value_forms(rng: random.Random) -> Iterator[Case]:
                complete(rng, family, Answer(f"\\text{{({letter}) }} {option}")), True)
     yield Case("value_forms", family, "choice_vs_letter_wrong", f"\\text{{({letter})}}",
                complete(rng, family, Answer(f"\\text{{({other}) }} {option}")), False)
+    yield Case("value_forms", family, "choice_bold_vs_letter", f"\\text{{({letter})}}",
+               complete(rng, family, Answer(f"\\textbf{{({letter})}}\\ {option}")), True)
     yield Case("value_forms", family, "choice_vs_value", option, complete(rng, family, Answer(f"\\text{{({letter}) }} {option}")), True)
     yield Case("value_forms", family, "choice_vs_value_wrong", option,
                complete(rng, family, Answer(f"\\text{{({letter}) }} 2\\sqrt{{{k + 1}}}")), False)
@@ -410,7 +437,7 @@ def _value_forms(rng: random.Random) -> Iterator[Case]:
 def _exact(rng: random.Random) -> Iterator[Case]:
     import math
 
-    family = rng.choice(("qwen_cot", "r1_think", "llama3_steps", "gpt_markdown", "answer_tag"))
+    family = rng.choice(("qwen_cot", "qwen_tir", "r1_think", "llama3_steps", "gpt_markdown", "answer_tag"))
     k = rng.choice([2, 3, 5, 6, 7, 10, 11])
     digits = rng.randint(6, 12)
     root = f"{math.sqrt(k):.{digits}f}"
@@ -424,6 +451,11 @@ def _exact(rng: random.Random) -> Iterator[Case]:
     yield Case("exact", family, "exact_then_approx_fraction", _frac(Fraction(num, den)),
                complete(rng, family, Answer(f"\\frac{{{num}}}{{{den}}} \\approx {decimal[:5]}")), True)
     yield Case("exact", family, "pi_decimal", f"{k}\\pi", complete(rng, family, Answer(f"{k * math.pi:.{digits}f}")), False)
+    yield Case("exact", family, "e_decimal", "e", complete(rng, family, Answer(f"{math.e:.{digits}f}")), False)
+    yield Case("exact", family, "thirds_decimal", _frac(Fraction(3 * k + 1, 3)),
+               complete(rng, family, Answer(f"{(3 * k + 1) / 3:.{digits}f}")), False)
+    yield Case("exact", family, "exact_then_unicode_approx", f"\\sqrt{{{k}}}",
+               complete(rng, family, Answer(f"\\sqrt{{{k}}} ≈ {root[:6]}")), True)
     quarter = Fraction(rng.randint(1, 30), 4)
     yield Case("exact", family, "terminating_decimal", _frac(quarter), complete(rng, family, Answer(str(float(quarter)))), True)
 
