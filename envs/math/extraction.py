@@ -15,7 +15,8 @@ can see hedging):
 * ``"final_heading"``: a heading line ``### Final Answer`` or ``**Final Answer**`` and the
   paragraph under it;
 * ``"answer_is"``: ``the answer is X``, ``the final answer is $X$. I hope it is correct.``,
-  ``Final Answer: X``, ``Answer: X``; when nothing follows the anchor on its line, the paragraph
+  ``Final Answer: X``, ``Answer: X`` (a label: at the start of a line or sentence, not ``check our
+  answer: ...``); when nothing follows the anchor on its line, the paragraph
   under it (``**Answer:**`` then display math);
 * ``"closing_sentence"``: the last sentence of the completion, when it states its answer in bold
   or as a math span (``So there are **45** handshakes.``, ``..., the area is $12\\pi$.``);
@@ -55,12 +56,12 @@ _ANSWER_TAGS = re.compile(r"<(/?)answer>", re.I)
 _ANSWER_IS = re.compile(
     r"(?:\bfinal\s+answer\s*\**\s*:\s*(?:the\s+final\s+answer\s+is\b)?"
     r"|\b(?:the\s+)?(?:final\s+)?answer\s+is\b\s*:?"
-    r"|\banswer\s*\**\s*:)",
-    re.I,
+    r"|(?:^|(?<=[.!?]) |(?<=\*\*))[ \t]*(?:\*\*|#+)?[ \t]*answer[ \t]*\**[ \t]*:)",  # a label, not "our answer:"
+    re.I | re.M,
 )
 _FINAL_HEADING = re.compile(r"^[ \t]*(?:#{1,6}[ \t]*\**|\*\*)[ \t]*final[ \t]+answers?[ \t]*:?[ \t]*\**[ \t]*:?[ \t]*$",
                             re.I | re.M)
-_SENTENCE_END = re.compile(r"[.?!](?=\s|$)|\bI hope\b|\n[ \t]*\n")
+_SENTENCE_END = re.compile(r"(?<!\\)[.?!](?=\s|$)|\bI hope\b|\n[ \t]*\n")
 _MATH_SPAN = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.S)
 _PARAGRAPH_END = re.compile(r"\n[ \t]*\n|\n[ \t]*#")
 _BLANK = re.compile(r"\s*")
