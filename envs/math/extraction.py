@@ -70,6 +70,7 @@ _SPAN_CONNECTORS = re.compile(r"(?:\s|,|;|\band\b|\bor\b|\\quad|\\qquad)*")
 _BOX_SEPARATORS = re.compile(r"(?:\s|[,;$&]|\band\b|\\(?:quad|qquad|[,;: ])|\\text\s*\{\s*(?:and|,)?\s*\})*")
 _COPULA = re.compile(r"\s(?:is|are|equals|be|was|were)\s", re.I)
 _VALUE = re.compile(r"[\d\\]")
+_WORD = re.compile(r"(?<!\\)\b[A-Za-z]{2,}\b")
 _DELIMITERS = (("$$", "$$"), ("$", "$"), ("\\(", "\\)"), ("\\[", "\\]"))
 _THINK_START, _THINK_END = "<think>", "</think>"
 _SINGLE_LETTER_FONT = re.compile(r"\\math(?:rm|it)\s*\{\s*([A-Za-z])\s*\}")
@@ -288,6 +289,12 @@ def _format_answers(text: str, fmt: str) -> Found:
     raise ValueError(f"unknown answer format {fmt!r}: expected one of {ANSWER_FORMATS}")
 
 
+def _restates_a_value(answer: str) -> bool:
+    """Whether another format's answer states a value (a digit or LaTeX, at most one word such as
+    a unit): ``94``, ``$\\frac12$``, ``18 dollars``, not ``correct`` or ``5 because 2+3=5``."""
+    return bool(answer) and _VALUE.search(answer) is not None and len(_WORD.findall(answer)) <= 1
+
+
 def check_formats(formats: Sequence[str]) -> tuple[str, ...]:
     """Validate a format list (non-empty, known names, no repeats) and return it as a tuple."""
     formats = tuple(formats)
@@ -331,7 +338,7 @@ def extract_answers(
                 if other == "closing_sentence":
                     continue
                 answers = [(start, end, answer) for start, end, answer in _format_answers(text, other)
-                           if answer and _VALUE.search(answer) and (other in _COMMITTING or start >= final_end)]
+                           if _restates_a_value(answer) and (other in _COMMITTING or start >= final_end)]
                 restated.extend(answers[-1:])
             return Extraction(fmt, tuple(answer for _, _, answer in restated + found))
     if last_number:
