@@ -68,7 +68,9 @@ _BLANK = re.compile(r"\s*")
 _BOLD = re.compile(r"\*\*(.+?)\*\*", re.S)
 _SPAN_CONNECTORS = re.compile(r"(?:\s|,|;|\band\b|\bor\b|\\quad|\\qquad)*")
 _BOX_SEPARATORS = re.compile(r"(?:\s|[,;$&]|\band\b|\\(?:quad|qquad|[,;: ])|\\text\s*\{\s*(?:and|,)?\s*\})*")
-_COPULA = re.compile(r"\s(?:is|are|equals|be|was|were)\s", re.I)
+#: The verbs after which a sentence states its value (``The volume is 120``).
+COPULAS = r"(?:is|are|equals|be|was|were)"
+_COPULA = re.compile(rf"\s{COPULAS}\s", re.I)
 _VALUE = re.compile(r"[\d\\]")
 _WORD = re.compile(r"(?<!\\)\b[A-Za-z]{2,}\b")
 _DELIMITERS = (("$$", "$$"), ("$", "$"), ("\\(", "\\)"), ("\\[", "\\]"))

@@ -5,9 +5,12 @@ Policy (see also the README section "Math environments"):
 * The answers come from :func:`rlenv.envs.math.extraction.extract_answers`. None found, an empty
   answer, or a final answer longer than ``max_answer_chars``: ``unparsable``.
 * **Hedging**: with ``hedging="all"`` (default) every different answer the completion commits to
-  (all its ``\\boxed{}``, or all its ``####`` lines, ...) must be correct, so ``\\boxed{1} or
-  \\boxed{2}`` is incorrect against ``1``; restating the same answer is fine. With
+  (all its ``\\boxed{}``, or all its ``####`` lines, ..., and the final answer another format
+  restates) must be correct, so ``\\boxed{1} or \\boxed{2}`` and ``\\boxed{69}`` then ``#### 96``
+  are incorrect against ``1`` and ``69``; restating the same answer is fine. With
   ``hedging="last"`` only the final answer counts.
+* **Normalization**: :func:`rlenv.envs.math.normalization.normalize_answer`, in one fixed order
+  (unwrap the value, numerals and words, structure, notation).
 * **Parsing**: a plain number (optional sign, currency, thousands separators, decimals,
   ``%``/``percent`` and trailing unit words, of one letter only SI units (``5 m``, not ``2 x``),
   e.g. ``$1,000``, ``18 dollars``, ``12.5%``) is read as that number; anything else is parsed
@@ -22,6 +25,11 @@ Policy (see also the README section "Math environments"):
   intervals, the spacing of ``i`` and a final period are rewritten before parsing; numbers with a
   base subscript, multiple-choice letters (and lists of them) and text answers
   (``\\text{an ellipse}``) are compared by their form.
+* **Compared before math-verify**: units by value after conversion
+  (:mod:`rlenv.envs.math.quantities`), clock times and ratios by form (a colon is never a
+  division), a choice letter's option value against a value gold; after parsing, a relation in
+  solved form against a set by the set it describes, and a decimal never equals an exact value it
+  cannot write (:func:`inexact_for`).
 * **Unparsed answers are compared as text**: when math-verify cannot turn one side into a sympy
   object (e.g. ``4\\sqrt(2)``, ``\\forall x>0, f(x)=0``), the two answers must be equal as
   normalized text. math-verify itself would compare a truncated fallback string, or a number

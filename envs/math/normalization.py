@@ -30,11 +30,12 @@ from __future__ import annotations
 import re
 
 from rlenv.envs.math.answer_forms import normalize_notation, unwrap_text
+from rlenv.envs.math.extraction import COPULAS
 from rlenv.envs.math.number_words import words_value
 
 _WRAPPER_NAMES = r"(?:text|textrm|textbf|textnormal|mathrm|mbox)"
-_LEAD_IN_WRAPPED = re.compile(rf"^\s*\\{_WRAPPER_NAMES}\s*\{{[^{{}}]*\s(?:is|are|equals|was|were)\s*:?\s*\}}\s*", re.I)
-_LEAD_IN_PLAIN = re.compile(r"^[A-Za-z][A-Za-z ,']*\s(?:is|are|equals|was|were)\s*:?\s+(?=[^A-Za-z\s])", re.I)
+_LEAD_IN_WRAPPED = re.compile(rf"^\s*\\{_WRAPPER_NAMES}\s*\{{[^{{}}]*\s{COPULAS}\s*:?\s*\}}\s*", re.I)
+_LEAD_IN_PLAIN = re.compile(rf"^[A-Za-z][A-Za-z ,']*\s{COPULAS}\s*:?\s+(?=[^A-Za-z\s])", re.I)
 _WRAPPED_NUMBER = re.compile(rf"\\{_WRAPPER_NAMES}\s*\{{([^{{}}]*\d[^{{}}]*)\}}")
 _LABEL = re.compile(r"^\s*\\det\s*(?:\([^()]*\)|\\mathbf\s*\{\s*[A-Za-z]\s*\}|[A-Za-z])\s*=\s*")
 _APPROX = re.compile(r"\s*(?:\\approx|\\simeq|≈).*$", re.S)
