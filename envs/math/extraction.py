@@ -62,7 +62,7 @@ _ANSWER_IS = re.compile(
 _FINAL_HEADING = re.compile(r"^[ \t]*(?:#{1,6}[ \t]*\**|\*\*)[ \t]*final[ \t]+answers?[ \t]*:?[ \t]*\**[ \t]*:?[ \t]*$",
                             re.I | re.M)
 _SENTENCE_END = re.compile(r"(?<!\\)[.?!](?=\s|$)|\bI hope\b|\n[ \t]*\n")
-_MATH_SPAN = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.S)
+_MATH_SPAN = re.compile(r"(?<!\\)\$\$(.+?)(?<!\\)\$\$|(?<!\\)\$(.+?)(?<!\\)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.S)
 _PARAGRAPH_END = re.compile(r"\n[ \t]*\n|\n[ \t]*#")
 _BLANK = re.compile(r"\s*")
 _BOLD = re.compile(r"\*\*(.+?)\*\*", re.S)
