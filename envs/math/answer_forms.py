@@ -315,7 +315,9 @@ def ratio_terms(answer: str) -> tuple[Fraction, ...] | None:
 
 
 def _colon_text(answer: str) -> str:
-    return " ".join(_COLON_SPACING.sub(lambda m: ":" if m[0] == "\\colon" else " ", unwrap_text(answer)).split())
+    """The value side (after a last ``=``: ``V_1:V_2 = 11:21``) with LaTeX spacing and wrappers removed."""
+    text = _COLON_SPACING.sub(lambda m: ":" if m[0] == "\\colon" else " ", unwrap_text(answer))
+    return " ".join(text.rpartition("=")[2].split())
 
 
 def compare_colon_forms(gold: str, pred: str) -> bool | None:

@@ -68,6 +68,11 @@ _BLANK = re.compile(r"\s*")
 _BOLD = re.compile(r"\*\*(.+?)\*\*", re.S)
 _SPAN_CONNECTORS = re.compile(r"(?:\s|,|;|\band\b|\bor\b|\\quad|\\qquad)*")
 _BOX_SEPARATORS = re.compile(r"(?:\s|[,;$&]|\band\b|\\(?:quad|qquad|[,;: ])|\\text\s*\{\s*(?:and|,)?\s*\})*")
+_PART_LIST = re.compile(r"\band\b|[,;]|\bpart\b", re.I)
+_HEDGE = re.compile(r"\b(?:or|maybe|perhaps|actually|wait|alternatively|hmm|no|not|instead|wrong|correct|check|so|"
+                    r"thus|hence|therefore|then|gives?|becomes?|is|are|equals?|answer)\b", re.I)
+#: Longest text between two boxes that can still label the parts of one answer.
+_MAX_LABEL_CHARS = 60
 #: The verbs after which a sentence states its value (``The volume is 120``).
 COPULAS = r"(?:is|are|equals|be|was|were)"
 _COPULA = re.compile(rf"\s{COPULAS}\s", re.I)
@@ -175,8 +180,9 @@ def statement_answer(sentence: str, *, stated_only: bool = False) -> str:
     if bold:
         return statement_answer(sentence[bold[-1].start(1):bold[-1].end(1)]) or _tidy(bold[-1][1])
     copulas = list(_COPULA.finditer(outside))
-    if copulas:
-        return statement_answer(sentence[copulas[-1].end():], stated_only=stated_only)
+    if copulas:  # "The volume is $120$", else "$x \\ge 5$ is the solution"
+        return (statement_answer(sentence[copulas[-1].end():], stated_only=stated_only)
+                or statement_answer(sentence[:copulas[-1].start()], stated_only=stated_only))
     if spans:
         return _span_text(spans[-1])
     return "" if stated_only else _tidy(sentence)
@@ -202,7 +208,7 @@ def _boxed_answers(text: str) -> Found:
     """Top-level boxes; boxes with only separators between them are one multi-part answer."""
     groups: list[list[tuple[int, int]]] = []
     for start, end in boxed_spans(text):
-        if groups and _BOX_SEPARATORS.fullmatch(_without_box_closers(text[groups[-1][-1][1]:start])):
+        if groups and _joins_parts(_without_box_closers(text[groups[-1][-1][1]:start])):
             groups[-1].append((start, end))
         else:
             groups.append([(start, end)])
@@ -211,6 +217,15 @@ def _boxed_answers(text: str) -> Found:
         parts = list(dict.fromkeys(text[start:end].strip() for start, end in group))
         found.append((group[0][0], group[-1][1], ", ".join(part for part in parts if part) if len(parts) > 1 else parts[0]))
     return found
+
+
+def _joins_parts(between: str) -> bool:
+    """Whether the text between two boxes lists parts of one answer: only separators (``,``,
+    ``and``, ``\\quad``, ``$``), or a short label without a word of hedging or derivation
+    (``\\text{ for part (a) and }``, ``$ and $y_2 = ``), not ``or``, ``actually``, ``so``."""
+    if _BOX_SEPARATORS.fullmatch(between):
+        return True
+    return len(between) <= _MAX_LABEL_CHARS and _PART_LIST.search(between) is not None and _HEDGE.search(between) is None
 
 
 def _without_box_closers(between: str) -> str:
