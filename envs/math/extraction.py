@@ -19,7 +19,9 @@ can see hedging):
   answer: ...``); when nothing follows the anchor on its line, the paragraph
   under it (``**Answer:**`` then display math);
 * ``"closing_sentence"``: the last sentence of the completion, when it states its answer in bold
-  or as a math span (``So there are **45** handshakes.``, ``..., the area is $12\\pi$.``);
+  or as a math span (``So there are **45** handshakes.``, ``..., the area is $12\\pi$.``), or,
+  after a ``</think>`` (the rest is the answer section), as its only number (``There are 45
+  handshakes.``);
 * the opt-in last-number fallback (:data:`LAST_NUMBER`), used only when no listed format matched.
 
 A sentence found by an anchor is read as an answer in one order (:func:`statement_answer`): a
@@ -265,8 +267,10 @@ def _final_heading_answers(text: str) -> Found:
     return answers
 
 
-def _closing_sentence_answers(text: str) -> Found:
-    """The answer stated (bold or math) by the last sentence of the last line of ``text``."""
+def _closing_sentence_answers(text: str, after_thinking: bool = False) -> Found:
+    """The answer stated (bold or math) by the last sentence of the last line of ``text``; after a
+    ``</think>`` (the text is the answer section), also its one number when it has only one
+    (``There are 45 handshakes.``)."""
     stripped = text.rstrip()
     if stripped.endswith("?"):
         return []  # a question states nothing
@@ -275,6 +279,9 @@ def _closing_sentence_answers(text: str) -> Found:
     ends = [match.end() for match in _SENTENCE_END.finditer(outside, line_start) if match.end() < len(stripped) - 1]
     start = ends[-1] if ends else line_start
     answer = statement_answer(stripped[start:], stated_only=True)
+    if not answer and after_thinking:
+        numbers = NUMBER.findall(stripped[start:])
+        answer = numbers[0] if len(numbers) == 1 else ""
     return [(start, len(stripped), answer)] if answer else []
 
 
@@ -290,7 +297,7 @@ def _answer_tag_answers(text: str) -> Found:
     return answers
 
 
-def _format_answers(text: str, fmt: str) -> Found:
+def _format_answers(text: str, fmt: str, after_thinking: bool = False) -> Found:
     if fmt == "boxed":
         return _boxed_answers(text)
     if fmt == "gsm8k":
@@ -302,7 +309,7 @@ def _format_answers(text: str, fmt: str) -> Found:
     if fmt == "answer_is":
         return _answer_is_answers(text)
     if fmt == "closing_sentence":
-        return _closing_sentence_answers(text)
+        return _closing_sentence_answers(text, after_thinking)
     raise ValueError(f"unknown answer format {fmt!r}: expected one of {ANSWER_FORMATS}")
 
 
@@ -346,8 +353,9 @@ def extract_answers(
         ``Extraction(None, ())`` when there is none.
     """
     text = answer_text(completion)
+    after_thinking = _THINK_END in completion
     for n, fmt in enumerate(formats):
-        found = [(start, end, answer) for start, end, answer in _format_answers(text, fmt) if answer]
+        found = [(start, end, answer) for start, end, answer in _format_answers(text, fmt, after_thinking) if answer]
         if found:
             final_end = found[-1][1]
             restated = []

@@ -191,6 +191,14 @@ def _placement(rng: random.Random) -> Iterator[Case]:
         completion = (f"<think>\nLet me compute: {steps[0]}. So tentatively $\\boxed{{{box}}}$... wait, "
                       f"I made a slip; redo: {steps[1]}.\n</think>\n\nThe answer is ${stated}$.")
         yield Case("placement", "r1_think", "r1_plain_after_think", gold, completion, equal)
+    if gold.isdigit():
+        for stated, box, equal in ((gold, wrong, True), (wrong, gold, False)):
+            completion = (f"<think>\n{steps[0]}, so $\\boxed{{{box}}}$? Let me recount the pairs.\n</think>\n\n"
+                          f"There are {stated} handshakes in total.")
+            yield Case("placement", "r1_think", "r1_plain_number_after_think", gold, completion, equal)
+    for stated, equal in ((shown, True), (wrongs[0], False)):
+        yield Case("placement", "gpt_markdown", "subject_before_copula", gold,
+                   _gpt_markdown(rng, f"Therefore ${stated}$ is the value we were asked for."), equal)
     # two math spans after an Answer: anchor, against a gold with both values
     a, b = rng.sample(range(-9, 10), 2)
     gold_two = f"{a}, {b}"
@@ -235,6 +243,10 @@ def _multi_box(rng: random.Random) -> Iterator[Case]:
     body = _FAMILY[family][0]
     gold = f"({a},{b}),({b},{a})"
     yield Case("multi_box", family, "pairs", gold, body(rng, f"The solutions are $\\boxed{{({a}, {b})}}, \\boxed{{({b}, {a})}}$."), True)
+    yield Case("multi_box", family, "pairs_labelled", gold,
+               body(rng, f"$\\boxed{{({a}, {b})}}$ \\text{{ for part (a) and }} $\\boxed{{({b}, {a})}}$ for part (b)."), True)
+    yield Case("multi_box", family, "pairs_hedged", gold,
+               body(rng, f"$\\boxed{{({a}, {b})}}$, or maybe $\\boxed{{({b}, {a + 1})}}$."), False)
     yield Case("multi_box", family, "pairs_one_missing", gold, body(rng, f"The solution is $\\boxed{{({a}, {b})}}$."), False)
     yield Case("multi_box", family, "pairs_one_wrong", gold,
                body(rng, f"The solutions are $\\boxed{{({a}, {b})}}, \\boxed{{({b}, {a + 1})}}$."), False)

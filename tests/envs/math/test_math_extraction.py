@@ -98,3 +98,58 @@ def test_extraction_is_linear_on_a_large_adversarial_completion():
     start = time.perf_counter()
     extract_answers(text, last_number=True)
     assert time.perf_counter() - start < 5.0
+
+
+@pytest.mark.parametrize(
+    ("completion", "answers"),
+    [
+        (r"$\boxed{(1, 2)}, \boxed{(2, 1)}$", ("(1, 2), (2, 1)",)),
+        (r"\boxed{k = 45} \quad\text{and}\quad \boxed{n = 2}", ("k = 45, n = 2",)),
+        (r"$\boxed{(3, 3)}$ \text{ for part (a) and } $\boxed{(1, 1)}$", ("(3, 3), (1, 1)",)),
+        (r"\boxed{1},\boxed{2},\boxed{3}", ("1, 2, 3",)),
+        (r"\boxed{5} and \boxed{5}", ("5",)),  # a part restated is one part
+        (r"\boxed{1} or maybe \boxed{2}", ("1", "2")),  # hedging, not parts
+        (r"The sum is \boxed{10}, so the answer is \boxed{5}", ("10", "5")),  # derived, not parts
+        (r"x = \boxed{5} or x = \boxed{-5}", ("5", "-5")),
+    ],
+)
+def test_boxes_listing_parts_are_one_answer_and_hedged_boxes_are_not(completion, answers):
+    assert extract_answers(completion).answers == answers
+
+
+@pytest.mark.parametrize(
+    ("completion", "fmt", "final"),
+    [
+        ("Work.\n\n### Final Answer\n\\[\n\\frac{3}{4}\n\\]", "final_heading", "\\frac{3}{4}"),
+        ("Work.\n\n**Final Answer**\n\nThe number of ways is $12$.", "final_heading", "12"),
+        ("**Answer:**\n\\[\nx = 4\n\\]", "answer_is", "x = 4"),
+        ("**Answer:** \\(x = 4\\) and \\(x = -1\\)", "answer_is", "x = 4, x = -1"),
+        ("Final Answer: The volume of $ABCDEFGH$ is 120. I hope it is correct.", "answer_is", "120"),
+        ("So there are **45** handshakes.", "closing_sentence", "45"),
+        ("Thus, the area equals $12\\pi$.", "closing_sentence", "12\\pi"),
+        ("Therefore $x \\geq 5$ is the solution.", "closing_sentence", "x \\geq 5"),
+        ("<think>maybe \\boxed{44}</think>\n\nThere are 45 handshakes.", "closing_sentence", "45"),
+    ],
+)
+def test_anchors_beyond_boxes(completion, fmt, final):
+    found = extract_answers(completion)
+    assert (found.format, found.final) == (fmt, final)
+
+
+@pytest.mark.parametrize(
+    "completion",
+    ["so we have 12", "There are 45 handshakes among 10 people.", "We check our answer: 17 times 44 is 748, fine",
+     "For which $x$ is $2x - 4 > 6$? Express your answer in interval notation."],
+)
+def test_plain_numbers_questions_and_asides_are_not_answers(completion):
+    assert extract_answers(completion).answers == ()
+
+
+def test_other_formats_restate_the_final_answer():
+    assert extract_answers("$\\boxed{69}$\n#### 96").answers == ("96", "69")
+    assert extract_answers("#### 49\nThe answer is: 94").answers == ("94", "49")
+    # the Llama/Qwen ending: the anchor wraps the box, one answer
+    assert extract_answers("The final answer is: $\\boxed{5}$").answers == ("5",)
+    # before the final answer, "answer is" is reasoning; after it, only a stated value counts
+    assert extract_answers("the answer is at most 10, so $\\boxed{7}$").answers == ("7",)
+    assert extract_answers("$\\boxed{7}$. I hope the answer is right.").answers == ("7",)
