@@ -27,12 +27,15 @@ can see hedging):
 A sentence found by an anchor is read as an answer in one order (:func:`statement_answer`): a
 sentence made only of math spans is those spans (``\\(x = 4\\) and \\(x = -1\\)`` is
 ``x = 4, x = -1``); else its bold span; else what follows its last ``is``/``are``/``equals``
-(Minerva's ``The volume of $ABCDEFGH$ is 120``); else its last math span; else the text.
+(Minerva's ``The volume of $ABCDEFGH$ is 120``), or, with nothing there, what precedes it
+(``$x \\ge 5$ is the solution``); else its last math span; else the text.
 
 **Restated answers.** The final answer of every other anchored format present counts as an
 answer too (``\\boxed{69}`` then ``#### 96`` is hedging, not "the first format wins"): of
 ``boxed``, ``gsm8k`` and ``answer_tag`` wherever it is, of ``answer_is`` and ``final_heading``
-only after the final answer (before it, ``the answer is at most 10`` is reasoning).
+only after the final answer (before it, ``the answer is at most 10`` is reasoning); a restated
+answer must state a value (a digit or LaTeX, at most one word; after ``answer is`` the value comes
+first: ``the answer is 45``, not ``the answer is independent of $n$``).
 
 **Reasoning is not searched**: text before the last ``</think>``, and everything from an
 unclosed ``<think>`` on (a completion cut off while thinking has no final answer).
@@ -79,6 +82,7 @@ _MAX_LABEL_CHARS = 60
 COPULAS = r"(?:is|are|equals|be|was|were)"
 _COPULA = re.compile(rf"\s{COPULAS}\s", re.I)
 _VALUE = re.compile(r"[\d\\]")
+_VALUE_AFTER_ANCHOR = re.compile(r"[\s:*]*(?:[-+$\\(\[\d]|\.\d)")  # "the answer is 45", not "... is independent of $n$"
 _WORD = re.compile(r"(?<!\\)\b[A-Za-z]{2,}\b")
 _DELIMITERS = (("$$", "$$"), ("$", "$"), ("\\(", "\\)"), ("\\[", "\\]"))
 _THINK_START, _THINK_END = "<think>", "</think>"
@@ -363,7 +367,8 @@ def extract_answers(
                 if other == "closing_sentence":
                     continue
                 answers = [(start, end, answer) for start, end, answer in _format_answers(text, other)
-                           if _restates_a_value(answer) and (other in _COMMITTING or start >= final_end)]
+                           if _restates_a_value(answer) and (other in _COMMITTING or start >= final_end)
+                           and (other != "answer_is" or _VALUE_AFTER_ANCHOR.match(text, _ANSWER_IS.match(text, start).end()))]
                 restated.extend(answers[-1:])
             return Extraction(fmt, tuple(answer for _, _, answer in restated + found))
     if last_number:

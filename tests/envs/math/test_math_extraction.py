@@ -153,3 +153,4 @@ def test_other_formats_restate_the_final_answer():
     # before the final answer, "answer is" is reasoning; after it, only a stated value counts
     assert extract_answers("the answer is at most 10, so $\\boxed{7}$").answers == ("7",)
     assert extract_answers("$\\boxed{7}$. I hope the answer is right.").answers == ("7",)
+    assert extract_answers("$\\boxed{3}$.\n\n**Note:** the answer is independent of $n = 5$.").answers == ("3",)
