@@ -94,10 +94,11 @@ class Extraction:
     """The answers found in a completion.
 
     Attributes:
-        format: The format that supplied the answers (one of :data:`ANSWER_FORMATS` or
+        format: The anchor that supplied the final answer (one of :data:`ANSWER_FORMATS` or
             :data:`LAST_NUMBER`), or None when nothing was found.
-        answers: Every non-empty answer of that format, in order of appearance; the last one
-            is the final answer. Empty when nothing was found.
+        answers: The final answers other formats restate (see "Restated answers" above), then
+            every non-empty answer of that format in order of appearance; the last one is the
+            final answer. Empty when nothing was found.
     """
 
     format: str | None
