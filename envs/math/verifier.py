@@ -62,7 +62,7 @@ class MathVerifier:
     """
 
     name = "math"
-    version = "1"
+    version = "2"  # 2: issue 31 (anchors beyond boxes, restatements, one normalization step, units, colons, exactness)
 
     def __init__(
         self,

@@ -63,7 +63,7 @@ class ReasoningGymVerifier:
     """
 
     name = "reasoning_gym"
-    version = "1"
+    version = "2"  # 2: answers found as the math envs find them since issue 31 (restatements, unclosed <think>)
 
     def __init__(self, dataset: str, config: Mapping[str, Any] | None = None, *, formats: Sequence[str] = FORMATS,
                  hedging: str = "all", partial_credit: bool = True, timeout: float = 10.0,

@@ -131,7 +131,7 @@ def test_score_returns_the_local_results_in_order_for_every_way_of_naming_a_task
     health = httpx.get(url + "/health").json()
     assert health == {"status": "ok", "envs": [MATH, EXACT, RAISING, BAD_WRAPPER]}
     envs = {e["env_id"]: e for e in httpx.get(url + "/envs").json()}
-    assert envs[MATH] == {"env_id": MATH, "verifier": "math", "verifier_version": "1", "placement": "cpu",
+    assert envs[MATH] == {"env_id": MATH, "verifier": "math", "verifier_version": "2", "placement": "cpu",
                           "tasks": None}
     assert envs[EXACT]["tasks"] == 8
 

@@ -153,7 +153,7 @@ def test_last_number_fallback_is_off_by_default_and_opt_in(verifier):
 
 def test_details_name_the_format_and_answer(verifier):
     result = score(verifier, "42", "Adding up: <answer>42</answer>")
-    assert result.verifier == "math" and result.verifier_version == "1"
+    assert result.verifier == "math" and result.verifier_version == "2"
     assert result.details["format"] == "answer_tag" and result.details["answer"] == "42"
 
 
