@@ -232,7 +232,7 @@ _WORDS = re.compile(r"^[A-Za-z][A-Za-z '\-]*$")
 _ARTICLES = frozenset(("a", "an", "the"))
 _CLOCK = re.compile(r"^(\d{1,2})\s*:\s*(\d{2})\s*(?:([apAP])\.?\s*[mM]\.?)?$")
 _RATIO = re.compile(r"^\d+(?:\.\d+)?(?:\s*(?::|\bto\b)\s*\d+(?:\.\d+)?)+$")
-_COLON_SPACING = re.compile(r"\\colon|\\[,;!]")
+_COLON_SPACING = re.compile(r"\\colon|\{:\}|\\[,;!]")
 #: Generic nouns that qualify a text answer without changing it (``an even function`` is ``even``).
 _QUALIFIERS = frozenset(("function", "curve", "conic", "shape", "graph", "number", "figure"))
 
@@ -316,7 +316,7 @@ def ratio_terms(answer: str) -> tuple[Fraction, ...] | None:
 
 def _colon_text(answer: str) -> str:
     """The value side (after a last ``=``: ``V_1:V_2 = 11:21``) with LaTeX spacing and wrappers removed."""
-    text = _COLON_SPACING.sub(lambda m: ":" if m[0] == "\\colon" else " ", unwrap_text(answer))
+    text = _COLON_SPACING.sub(lambda m: ":" if m[0] in ("\\colon", "{:}") else " ", unwrap_text(answer))
     return " ".join(text.rpartition("=")[2].split())
 
 

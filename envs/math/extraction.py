@@ -12,8 +12,8 @@ can see hedging):
   match it and a single-valued gold cannot;
 * ``"gsm8k"``: ``#### 42`` (the rest of the line);
 * ``"answer_tag"``: ``<answer>...</answer>``;
-* ``"final_heading"``: a heading line ``### Final Answer`` or ``**Final Answer**`` and the
-  paragraph under it;
+* ``"final_heading"``: a heading line (``### Final Answer``, ``**Final Answer**``, ``Final
+  Answer``, ``## Answer``, ``**Answer**``) and the paragraph under it;
 * ``"answer_is"``: ``the answer is X``, ``the final answer is $X$. I hope it is correct.``,
   ``Final Answer: X``, ``Answer: X`` (a label: at the start of a line or sentence, not ``check our
   answer: ...``); when nothing follows the anchor on its line, the paragraph
@@ -61,11 +61,12 @@ _ANSWER_TAGS = re.compile(r"<(/?)answer>", re.I)
 _ANSWER_IS = re.compile(
     r"(?:\bfinal\s+answer\s*\**\s*:\s*(?:the\s+final\s+answer\s+is\b)?"
     r"|\b(?:the\s+)?(?:final\s+)?answer\s+is\b\s*:?"
-    r"|(?:^|(?<=[.!?]) |(?<=\*\*))[ \t]*(?:\*\*|#+)?[ \t]*answer[ \t]*\**[ \t]*:)",  # a label, not "our answer:"
+    r"|(?:^|(?<=[.!?]) |(?<=\*\*))[ \t]*(?:\*\*|#+)?[ \t]*(?:(?:so|thus|hence|therefore),?[ \t]+)?(?:(?:the|my)[ \t]+)?"
+    r"(?:final[ \t]+)?answer[ \t]*\**[ \t]*:)",  # a label, not "we check our answer:"
     re.I | re.M,
 )
-_FINAL_HEADING = re.compile(r"^[ \t]*(?:#{1,6}[ \t]*\**|\*\*)[ \t]*final[ \t]+answers?[ \t]*:?[ \t]*\**[ \t]*:?[ \t]*$",
-                            re.I | re.M)
+_FINAL_HEADING = re.compile(r"^[ \t]*(?:(?:#{1,6}[ \t]*\**|\*\*)?[ \t]*final[ \t]+answers?[ \t]*:?"
+                            r"|(?:#{1,6}[ \t]*\**|\*\*)[ \t]*answers?)[ \t]*\**[ \t]*:?[ \t]*$", re.I | re.M)
 _SENTENCE_END = re.compile(r"(?<!\\)[.?!](?=\s|$)|\bI hope\b|\n[ \t]*\n")
 _MATH_SPAN = re.compile(r"(?<!\\)\$\$(.+?)(?<!\\)\$\$|(?<!\\)\$(.+?)(?<!\\)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.S)
 _PARAGRAPH_END = re.compile(r"\n[ \t]*\n|\n[ \t]*#")

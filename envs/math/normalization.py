@@ -47,7 +47,7 @@ _EMPTY_WORDS = frozenset(("no solution", "no solutions", "no real solution", "no
                           "the empty set", "there is no solution", "there are no solutions", "no such x"))
 _ALL_REALS = frozenset(("all real numbers", "all reals", "all real x", "all real values", "all real values of x",
                         r"\mathbb{r}", r"\mathbb r", r"x \in \mathbb{r}"))
-_SET_BUILDER = re.compile(r"^\\\{\s*([A-Za-z])\s*(?:\\mid|\\vert|\||:)\s*(.+?)\s*\\\}$", re.S)
+_SET_BUILDER = re.compile(r"^\\\{\s*([A-Za-z])\s*(?:\\in\s*\\mathbb\s*\{?\s*R\s*\}?\s*)?(?:\\mid|\\vert|\||:)\s*(.+?)\s*\\\}$", re.S)
 _ASCII_RELATIONS = (("<=", r"\le "), (">=", r"\ge "), ("!=", r"\ne "), ("=<", r"\le "), ("=>", r"\ge "))
 _OR = re.compile(r"\s*(?:\\text\s*\{\s*or\s*\}|\\(?:lor|vee)(?![A-Za-z])|\bor\b)\s*")
 _PM = re.compile(r"\\pm(?![A-Za-z])")

@@ -175,6 +175,9 @@ def _placement(rng: random.Random) -> Iterator[Case]:
         "closing_thus": lambda v: f"Thus, the area of the triangle equals ${v}$.",
         "closing_bold_math": lambda v: f"The minimum value is therefore **${v}$**.",
         "heading_then_sentence": lambda v: f"### Final Answer\nThe number of ways is ${v}$.",
+        "answer_heading": lambda v: f"## Answer\n\n${v}$",
+        "plain_final_heading": lambda v: f"Final Answer\n${v}$",
+        "so_the_answer_label": lambda v: f"So the answer: ${v}$",
         "minerva_plain": lambda v: f"Final Answer: The final answer is {v}. I hope it is correct." if v.isdigit()
         else f"Final Answer: The final answer is ${v}$. I hope it is correct.",
     }
@@ -354,6 +357,8 @@ def _sets(rng: random.Random) -> Iterator[Case]:
                complete(rng, family, Answer(f"({n}, \\infty)")), False)
     a, b = sorted(rng.sample(range(-9, 10), 2))
     yield Case("sets", family, "set_builder", f"({a}, {b})", complete(rng, family, Answer(f"\\{{x \\mid {a} < x < {b}\\}}")), True)
+    yield Case("sets", family, "set_builder_in_reals", f"({a}, {b})",
+               complete(rng, family, Answer(f"\\{{x \\in \\mathbb{{R}} : {a} < x < {b}\\}}")), True)
     yield Case("sets", family, "set_builder_wrong", f"({a}, {b})",
                complete(rng, family, Answer(f"\\{{x \\mid {a} < x \\le {b}\\}}")), False)
     yield Case("sets", family, "abs_value", f"(-{n}, {n})", complete(rng, family, Answer(f"|x| < {n}")), True)
@@ -377,6 +382,7 @@ def _colons(rng: random.Random) -> Iterator[Case]:
                          (f"{hour}:{minute:02d} \\text{{ p.m.}}", True), (f"{hour}:{minute:02d} AM", False),
                          (f"{hour}:{minute:02d}pm", True), (f"\\text{{{hour}:{minute:02d} P.M.}}", True),
                          (f"{hour}:{minute:02d}\\text{{ a.m.}}", False),
+                         (f"{hour}{{:}}{minute:02d}\\,\\text{{PM}}", True),
                          (f"{hour}:{(minute + 1) % 60:02d} PM", False), (f"{hour}:{minute:02d}", False)):
         yield Case("colons", family, "clock", gold, complete(rng, family, Answer(shown)), equal)
     a, b, c = rng.sample(range(1, 10), 3)
