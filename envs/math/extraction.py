@@ -18,10 +18,12 @@ can see hedging):
   ``Final Answer: X``, ``Answer: X`` (a label: at the start of a line or sentence, not ``check our
   answer: ...``); when nothing follows the anchor on its line, the paragraph
   under it (``**Answer:**`` then display math);
-* ``"closing_sentence"``: the last sentence of the completion, when it states its answer in bold
-  or as a math span (``So there are **45** handshakes.``, ``..., the area is $12\\pi$.``), or,
+* ``"closing_sentence"``: the last sentence of the completion, when it *states* its answer
+  (:func:`closing_answer`): in bold (``So there are **45** handshakes.``), as a math value around
+  ``is``/``equals`` (``..., the area is $12\\pi$.``), as an assignment (``Hence $x = 5$.``), or,
   after a ``</think>`` (the rest is the answer section), as its only number (``There are 45
-  handshakes.``);
+  handshakes.``). An imperative with an expression (the problem echoed: ``Simplify
+  $\\sqrt{242}$.``) states nothing;
 * the opt-in last-number fallback (:data:`LAST_NUMBER`), used only when no listed format matched.
 
 A sentence found by an anchor is read as an answer in one order (:func:`statement_answer`): a
@@ -82,6 +84,7 @@ _MAX_LABEL_CHARS = 60
 #: The verbs after which a sentence states its value (``The volume is 120``).
 COPULAS = r"(?:is|are|equals|be|was|were)"
 _COPULA = re.compile(rf"\s{COPULAS}\s", re.I)
+_ASSIGNMENT = re.compile(r"^[A-Za-z](?:_\{?\w+\}?)?\s*=\s*[^=]+$")  # x = 5, a_1 = 3
 _VALUE = re.compile(r"[\d\\]")
 _VALUE_AFTER_ANCHOR = re.compile(r"[\s:*]*(?:[-+$\\(\[\d]|\.\d)")  # "the answer is 45", not "... is independent of $n$"
 _WORD = re.compile(r"(?<!\\)\b[A-Za-z]{2,}\b")
@@ -171,29 +174,47 @@ def _first_sentence(text: str) -> str:
     return text if end is None else text[:end.start()]
 
 
-def statement_answer(sentence: str, *, stated_only: bool = False) -> str:
-    """The answer a sentence states (see the module docstring for the order).
-
-    Args:
-        sentence: One sentence (an anchor's tail, a heading's paragraph, a closing sentence).
-        stated_only: For closing sentences: return "" unless the answer is in bold or a math
-            span, and read a sentence of math spans as its last one.
-    """
+def statement_answer(sentence: str) -> str:
+    """The answer a sentence found by an anchor states (see the module docstring for the order)."""
     sentence = sentence.strip().lstrip(":").strip()
     spans = _math_spans(sentence)
     outside = _outside_spans(sentence, spans)
-    if spans and not stated_only and _SPAN_CONNECTORS.fullmatch(outside.replace("*", "")):
+    if spans and _SPAN_CONNECTORS.fullmatch(outside.replace("*", "")):
         return ", ".join(dict.fromkeys(_span_text(span) for span in spans))
-    bold = [match for match in _BOLD.finditer(outside)]
+    bold = list(_BOLD.finditer(outside))
     if bold:
         return statement_answer(sentence[bold[-1].start(1):bold[-1].end(1)]) or _tidy(bold[-1][1])
     copulas = list(_COPULA.finditer(outside))
     if copulas:  # "The volume is $120$", else "$x \\ge 5$ is the solution"
-        return (statement_answer(sentence[copulas[-1].end():], stated_only=stated_only)
-                or statement_answer(sentence[:copulas[-1].start()], stated_only=stated_only))
+        return statement_answer(sentence[copulas[-1].end():]) or statement_answer(sentence[:copulas[-1].start()])
     if spans:
         return _span_text(spans[-1])
-    return "" if stated_only else _tidy(sentence)
+    return _tidy(sentence)
+
+
+def closing_answer(sentence: str) -> str:
+    """The answer a closing sentence *states*, or "": its bold span; else, around its last
+    ``is``/``are``/``equals``, a bold or math value (``the area equals $12\\pi$``, ``$x \\ge 5$ is the
+    solution``); else a last math span that assigns a value (``Hence $x = 5$.``). An imperative
+    or a bare expression (``Simplify $\\sqrt{242}$.``, the problem echoed) states nothing."""
+    spans = _math_spans(sentence)
+    outside = _outside_spans(sentence, spans)
+    bold = list(_BOLD.finditer(outside))
+    if bold:
+        return statement_answer(sentence[bold[-1].start(1):bold[-1].end(1)]) or _tidy(bold[-1][1])
+    copulas = list(_COPULA.finditer(outside))
+    if copulas:
+        for part in (sentence[copulas[-1].end():], sentence[:copulas[-1].start()]):
+            part_spans = _math_spans(part)
+            part_bold = list(_BOLD.finditer(_outside_spans(part, part_spans)))
+            if part_bold:
+                return _tidy(part_bold[-1][1])
+            if part_spans:
+                return _span_text(part_spans[-1])
+        return ""
+    if spans and _ASSIGNMENT.match(_span_text(spans[-1])):
+        return _span_text(spans[-1])
+    return ""
 
 
 def _paragraph_after(text: str, position: int, stop: int | None = None) -> str:
@@ -284,7 +305,7 @@ def _closing_sentence_answers(text: str, after_thinking: bool = False) -> Found:
     outside = _outside_spans(stripped, _math_spans(stripped))
     ends = [match.end() for match in _SENTENCE_END.finditer(outside, line_start) if match.end() < len(stripped) - 1]
     start = ends[-1] if ends else line_start
-    answer = statement_answer(stripped[start:], stated_only=True)
+    answer = closing_answer(stripped[start:])
     if not answer and after_thinking:
         numbers = NUMBER.findall(stripped[start:])
         answer = numbers[0] if len(numbers) == 1 else ""

@@ -154,3 +154,12 @@ def test_other_formats_restate_the_final_answer():
     assert extract_answers("the answer is at most 10, so $\\boxed{7}$").answers == ("7",)
     assert extract_answers("$\\boxed{7}$. I hope the answer is right.").answers == ("7",)
     assert extract_answers("$\\boxed{3}$.\n\n**Note:** the answer is independent of $n = 5$.").answers == ("3",)
+
+
+@pytest.mark.parametrize("verb", ["Compute", "Simplify", "Evaluate", "Write", "Factor", "Find", "Express"])
+@pytest.mark.parametrize("expression", [r"99^2+99+1", r"\sqrt{242}", r"\frac{3}{20}", r"(1+2i)6-3i", r"\dbinom{8}{4}"])
+def test_an_echoed_problem_states_no_answer(verb, expression):
+    # the problem statement echoed back would be "correct" whenever its expression evaluates to the gold
+    for completion in (f"{verb} ${expression}$.", f"Let me restate it. {verb} ${expression}$ in your head.",
+                       f"{verb} the following:$${expression}$$"):
+        assert extract_answers(completion).answers == (), completion
