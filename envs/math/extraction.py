@@ -64,7 +64,7 @@ _ANSWER_IS = re.compile(
     r"(?:\bfinal\s+answer\s*\**\s*:\s*(?:the\s+final\s+answer\s+is\b)?"
     r"|\b(?:the\s+)?(?:final\s+)?answer\s+is\b\s*:?"
     r"|(?:^|(?<=[.!?]) |(?<=\*\*))[ \t]*(?:\*\*|#+)?[ \t]*(?:(?:so|thus|hence|therefore),?[ \t]+)?(?:(?:the|my)[ \t]+)?"
-    r"(?:final[ \t]+)?answer[ \t]*\**[ \t]*:)",  # a label, not "we check our answer:"
+    r"(?:final[ \t]+)?answer[ \t]*\**[ \t]*(?::|(?=\$|\\\[|\\\()))",  # a label (``Answer: 9``, ``Answer $9$``), not "our answer:"
     re.I | re.M,
 )
 _FINAL_HEADING = re.compile(r"^[ \t]*(?:(?:#{1,6}[ \t]*\**|\*\*)?[ \t]*final[ \t]+answers?[ \t]*:?"
@@ -83,7 +83,7 @@ _HEDGE = re.compile(r"\b(?:or|maybe|perhaps|actually|wait|alternatively|hmm|no|n
 _MAX_LABEL_CHARS = 60
 #: The verbs after which a sentence states its value (``The volume is 120``).
 COPULAS = r"(?:is|are|equals|be|was|were)"
-_COPULA = re.compile(rf"\s{COPULAS}\s", re.I)
+_COPULA = re.compile(rf"\s{COPULAS}\s|\bwe\s+(?:find|get|have|obtain|conclude)(?:\s+that)?\s", re.I)
 _ASSIGNMENT = re.compile(r"^[A-Za-z](?:_\{?\w+\}?)?\s*=\s*[^=]+$")  # x = 5, a_1 = 3
 _VALUE = re.compile(r"[\d\\]")
 _VALUE_AFTER_ANCHOR = re.compile(r"[\s:*]*(?:[-+$\\(\[\d]|\.\d)")  # "the answer is 45", not "... is independent of $n$"
@@ -193,12 +193,15 @@ def statement_answer(sentence: str) -> str:
 
 
 def closing_answer(sentence: str) -> str:
-    """The answer a closing sentence *states*, or "": its bold span; else, around its last
+    """The answer a closing sentence *states*, or "": its math when it is nothing else (``$$3$$``);
+    its bold span; else, around its last
     ``is``/``are``/``equals``, a bold or math value (``the area equals $12\\pi$``, ``$x \\ge 5$ is the
     solution``); else a last math span that assigns a value (``Hence $x = 5$.``). An imperative
     or a bare expression (``Simplify $\\sqrt{242}$.``, the problem echoed) states nothing."""
     spans = _math_spans(sentence)
     outside = _outside_spans(sentence, spans)
+    if spans and _SPAN_CONNECTORS.fullmatch(outside.replace("*", "").strip(" .")):
+        return ", ".join(dict.fromkeys(_span_text(span) for span in spans))  # nothing but math
     bold = list(_BOLD.finditer(outside))
     if bold:
         return statement_answer(sentence[bold[-1].start(1):bold[-1].end(1)]) or _tidy(bold[-1][1])
@@ -295,16 +298,15 @@ def _final_heading_answers(text: str) -> Found:
 
 
 def _closing_sentence_answers(text: str, after_thinking: bool = False) -> Found:
-    """The answer stated (bold or math) by the last sentence of the last line of ``text``; after a
+    """The answer stated by the last sentence of ``text`` (:func:`closing_answer`); after a
     ``</think>`` (the text is the answer section), also its one number when it has only one
     (``There are 45 handshakes.``)."""
     stripped = text.rstrip()
     if stripped.endswith("?"):
         return []  # a question states nothing
-    line_start = stripped.rfind("\n") + 1
     outside = _outside_spans(stripped, _math_spans(stripped))
-    ends = [match.end() for match in _SENTENCE_END.finditer(outside, line_start) if match.end() < len(stripped) - 1]
-    start = ends[-1] if ends else line_start
+    ends = [match.end() for match in _SENTENCE_END.finditer(outside) if match.end() < len(stripped) - 1]
+    start = ends[-1] if ends else 0
     answer = closing_answer(stripped[start:])
     if not answer and after_thinking:
         numbers = NUMBER.findall(stripped[start:])

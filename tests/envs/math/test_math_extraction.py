@@ -163,3 +163,12 @@ def test_an_echoed_problem_states_no_answer(verb, expression):
     for completion in (f"{verb} ${expression}$.", f"Let me restate it. {verb} ${expression}$ in your head.",
                        f"{verb} the following:$${expression}$$"):
         assert extract_answers(completion).answers == (), completion
+
+
+@pytest.mark.parametrize(
+    ("completion", "final"),
+    [("$$(1, +\\infty)$$", "(1, +\\infty)"), ("Answer $9$", "9"), ("We find that $x \\lt 3$.", "x \\lt 3"),
+     ("Hence $x = 5$.", "x = 5"), ("- $5 + 3 = 8$\n- $8 \\cdot 2 = 16$\nThus the total is $16$.", "16")],
+)
+def test_closing_statements(completion, final):
+    assert extract_answers(completion).final == final
