@@ -19,8 +19,9 @@ can see hedging):
   answer: ...``); when nothing follows the anchor on its line, the paragraph
   under it (``**Answer:**`` then display math);
 * ``"closing_sentence"``: the last sentence of the completion, when it *states* its answer
-  (:func:`closing_answer`): in bold (``So there are **45** handshakes.``), as a math value around
-  ``is``/``equals`` (``..., the area is $12\\pi$.``), as an assignment (``Hence $x = 5$.``), or,
+  (:func:`closing_answer`): as nothing but math (``$$3$$``), in bold (``So there are **45**
+  handshakes.``), as a math value around ``is``/``equals``/``we find that`` (``..., the area is
+  $12\\pi$.``), as an assignment (``Hence $x = 5$.``), or,
   after a ``</think>`` (the rest is the answer section), as its only number (``There are 45
   handshakes.``). An imperative with an expression (the problem echoed: ``Simplify
   $\\sqrt{242}$.``) states nothing;
