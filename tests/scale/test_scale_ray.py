@@ -289,14 +289,14 @@ def test_cli_score_on_the_cluster_equals_local(cluster, tmp_path):
     samples.write_text("".join(json.dumps({"task_id": t.id, "completion": c}) + "\n" for t, c in zip(tasks, completions)))
     command = [sys.executable, "-m", "rlenv", "score", "rlenv/Arithmetic-v0", "--samples", str(samples)]
     local = subprocess.run([*command, "--out", str(tmp_path / "local.jsonl")], capture_output=True, text=True,
-                           timeout=120)
+                           timeout=PATIENCE_S)
     remote = subprocess.run([*command, "--out", str(tmp_path / "ray.jsonl"), "--executor", "ray",
-                             "--ray-address", cluster.address], capture_output=True, text=True, timeout=180)
+                             "--ray-address", cluster.address], capture_output=True, text=True, timeout=PATIENCE_S)
     assert local.returncode == 0 and remote.returncode == 0, remote.stderr[-2000:]
     assert (tmp_path / "ray.jsonl").read_text() == (tmp_path / "local.jsonl").read_text()
     assert remote.stdout == local.stdout  # the summary line
     misuse = subprocess.run([*command, "--out", str(tmp_path / "x.jsonl"), "--ray-address", cluster.address],
-                            capture_output=True, text=True, timeout=60)
+                            capture_output=True, text=True, timeout=PATIENCE_S)
     assert misuse.returncode == 2 and "--ray-address needs --executor ray" in misuse.stderr
 
 
@@ -311,7 +311,7 @@ def test_the_reward_service_scores_through_the_cluster(cluster, serve_app):
     bodies = [[{"env_id": "rlenv/Arithmetic-v0", "task_id": t.id, "completion": c}
                for t, c in zip(tasks[i:i + 16], completions[i:i + 16])] for i in range(0, 64, 16)]
     with cf.ThreadPoolExecutor(4) as pool:  # concurrent requests share the executor's actors
-        answers = list(pool.map(lambda body: httpx.post(url + "/score", json=body, timeout=120), bodies))
+        answers = list(pool.map(lambda body: httpx.post(url + "/score", json=body, timeout=PATIENCE_S), bodies))
     assert all(a.status_code == 200 for a in answers)
     assert [row["status"] for a in answers for row in a.json()] == expected
 
@@ -329,7 +329,7 @@ def test_ray_is_imported_only_for_the_ray_executor():
     code = ("import sys, rlenv; env = rlenv.make('rlenv/ExactMatch-v0'); t = env.unwrapped.source[0]; "
             "rlenv.score(env, [{'task_id': t.id, 'completion': t.reference}]); "
             "print(sorted(m for m in ('ray', 'fastapi', 'httpx', 'uvicorn') if m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=PATIENCE_S, check=True)
     assert out.stdout.strip() == "[]"
 
 

@@ -13,6 +13,7 @@ import time
 import gymnasium
 import httpx
 import pytest
+from waiting import PATIENCE_S
 
 import rlenv
 from rlenv import registry
@@ -94,7 +95,7 @@ def free_port() -> int:
 
 def post(url, path, body, **kwargs):
     content = body if isinstance(body, (bytes, str)) else json.dumps(body)
-    return httpx.post(url + path, content=content, headers={"Content-Type": "application/json", **kwargs}, timeout=60)
+    return httpx.post(url + path, content=content, headers={"Content-Type": "application/json", **kwargs}, timeout=PATIENCE_S)
 
 
 def math_env():
@@ -128,9 +129,9 @@ def test_score_returns_the_local_results_in_order_for_every_way_of_naming_a_task
         assert RewardResult.from_dict({k: row[k] for k in local.to_dict()}) == local
         assert row["reward"] == local.value and row["truncated"] is False
     assert {r["status"] for r in out} == {"correct", "incorrect"}
-    health = httpx.get(url + "/health").json()
+    health = httpx.get(url + "/health", timeout=PATIENCE_S).json()
     assert health == {"status": "ok", "envs": [MATH, EXACT, RAISING, BAD_WRAPPER]}
-    envs = {e["env_id"]: e for e in httpx.get(url + "/envs").json()}
+    envs = {e["env_id"]: e for e in httpx.get(url + "/envs", timeout=PATIENCE_S).json()}
     assert envs[MATH] == {"env_id": MATH, "verifier": "math", "verifier_version": "1", "placement": "cpu",
                           "tasks": None}
     assert envs[EXACT]["tasks"] == 8
@@ -153,7 +154,7 @@ def test_openrlhf_get_reward_is_reward_func(url):
 
 
 def test_authentication(secured):
-    assert httpx.get(secured + "/health").status_code == 200  # liveness stays open
+    assert httpx.get(secured + "/health", timeout=PATIENCE_S).status_code == 200  # liveness stays open
     for method, path in (("GET", "/envs"), ("POST", "/score"), ("POST", f"/get_reward?env_id={EXACT}")):
         missing = httpx.request(method, secured + path, content="[]")
         assert missing.status_code == 401 and "missing bearer token" in missing.json()["error"]
@@ -211,7 +212,7 @@ def test_an_oversized_body_without_content_length_is_refused_while_streaming(url
             yield b"x" * 1024
         yield b'"}]'
 
-    response = httpx.post(url + "/score", content=chunks(), timeout=30)  # chunked: no Content-Length
+    response = httpx.post(url + "/score", content=chunks(), timeout=PATIENCE_S)  # chunked: no Content-Length
     assert response.status_code == 413 and "exceeds the limit of 65536 bytes" in response.json()["error"]
 
 
@@ -304,11 +305,11 @@ def test_rlenv_serve_command(tmp_path):
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
     try:
         url = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + PATIENCE_S
         while True:
             assert server.poll() is None, server.stdout.read()
             try:
-                if httpx.get(url + "/health").status_code == 200:
+                if httpx.get(url + "/health", timeout=PATIENCE_S).status_code == 200:
                     break
             except httpx.TransportError:
                 assert time.monotonic() < deadline, "rlenv serve did not start"
@@ -316,12 +317,12 @@ def test_rlenv_serve_command(tmp_path):
         task = rlenv.make(MATH, level=3).unwrapped.source[0]
         headers = {"Authorization": f"Bearer {TOKEN}"}
         out = httpx.post(url + "/score", json=[{"env_id": MATH, "task_id": task.id, "completion": task.gold_completion}],
-                         headers=headers).json()
+                         headers=headers, timeout=PATIENCE_S).json()
         assert out[0]["status"] == "correct" and out[0]["task_id"] == task.id  # level=3 reached the env
-        assert httpx.get(url + "/envs").status_code == 401
+        assert httpx.get(url + "/envs", timeout=PATIENCE_S).status_code == 401
     finally:
         server.terminate()
-        server.wait(timeout=30)
+        server.wait(timeout=PATIENCE_S)
     bad = subprocess.run([sys.executable, "-m", "rlenv", "serve", "--env", MATH, "--env-arg", EXACT, "a=1"],
-                         capture_output=True, text=True, timeout=60)
+                         capture_output=True, text=True, timeout=PATIENCE_S)
     assert bad.returncode == 2 and "--env-arg names 'rlenv/ExactMatch-v0', which is not served" in bad.stderr
