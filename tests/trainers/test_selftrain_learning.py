@@ -11,10 +11,14 @@ Online DPO uses the DPO loss with iterative RPO's NLL term on the chosen complet
 onto one answer for every prompt (its contrastive push moves the answer prior rather than the
 prompt-conditional answer): pass@1 reaches 0 by round 20 at beta 0.1 or 0.05.
 
-Measured on the 2-core machine (seed 0): warm-up 0.185; RAFT 0.356; online DPO 0.360 (with 40
-rounds it reached only 0.254).
+One run's gain depends on its seed (and on whatever else perturbs training: another CPU, another
+library version). Held-out pass@1 gain by trainer seed 1-6 on this machine (warm start 0.179;
+transformers 5.19, torch 2.13 CPU): RAFT +0.223, +0.179, +0.204, +0.140, +0.146, +0.215 (mean
++0.185); online DPO +0.163, +0.223, +0.208, +0.123, +0.229, +0.154 (mean +0.183). Each method's gain
+here is the mean over SEEDS (three runs, two at a time); MIN_GAIN is below the lowest mean of any
+three of those seeds (RAFT +0.155, online DPO +0.147) by more than two standard deviations of a
+three-seed mean.
 """
-
 import logging
 import statistics
 
@@ -38,7 +42,7 @@ from rlenv.trainers.self_training import SelfTrainer, self_training_config
 ROUNDS, NUM_TASKS, GROUP_SIZE = 40, 32, 4
 #: Each method's gain is the mean over these trainer seeds (one run's gain varies too much, see above).
 SEEDS = [1, 2, 3]
-MIN_GAIN = 0.06
+MIN_GAIN = 0.10
 #: Online DPO learns from one pair per group, so it gets twice RAFT's rounds (still within the RL test's budget).
 DPO_ROUNDS = 2 * ROUNDS
 SAMPLING = SamplingConfig(max_new_tokens=MAX_NEW_TOKENS, temperature=1.0)
