@@ -5,8 +5,10 @@ Each case runs in the one-container pool, followed in the same container by good
 solutions whose verdicts must be the ones a fresh pool gives (the replay list).
 """
 
+import json
+
 import pytest
-from redteam_cases import hostile_jobs, replay_jobs
+from redteam_cases import hostile_jobs, primer_jobs, replay_jobs
 
 from rlenv.sandbox import JobStatus, SandboxPool
 
@@ -32,18 +34,29 @@ def fresh_verdicts(docker_ready):
 def test_replay_list_has_the_right_verdicts(fresh_verdicts):
     assert [status for status, _ in fresh_verdicts] == [
         JobStatus.OK, JobStatus.FAILED, JobStatus.OK, JobStatus.FAILED, JobStatus.OK, JobStatus.OK, JobStatus.OK,
-        JobStatus.OK, JobStatus.OK, JobStatus.OK, JobStatus.FAILED, JobStatus.FAILED]
+        JobStatus.OK, JobStatus.OK, JobStatus.OK, JobStatus.FAILED, JobStatus.FAILED,
+        JobStatus.OK, JobStatus.OK, JobStatus.OK, JobStatus.OK, JobStatus.OK]
 
 
 def test_at_least_thirty_hostile_cases():
     assert len(HOSTILE) >= 30
 
 
+def assert_clean_boundary(name: str, result) -> None:
+    """What comes back is valid UTF-8 JSON, and no output of the runner's own code (which a
+    candidate process must never run) is in the candidate's output."""
+    json.dumps(result.to_dict(), ensure_ascii=False).encode("utf-8")
+    outputs = [result.stdout, *(t.stdout for t in result.tests)]
+    assert not any('"error": "runner: ' in text for text in outputs), (name, outputs)
+
+
 @pytest.mark.parametrize("name", sorted(HOSTILE))
 def test_hostile_case_fails_and_poisons_nothing(name, solo, fresh_verdicts):
     replaced = solo.replaced
+    assert [r.status for r in solo.map(primer_jobs())] == [JobStatus.OK] * 2
     result = solo.run(HOSTILE[name])
     assert result.status in CANDIDATE_FAILURES, (name, result)
+    assert_clean_boundary(name, result)
     assert solo.replaced == replaced, f"{name}: the container had to be replaced"
     assert verdicts(solo, replay_jobs()) == fresh_verdicts, f"{name} changed the verdicts of later jobs"
 
@@ -55,6 +68,8 @@ def test_replay_after_a_storm_of_every_hostile_case(fresh_verdicts, docker_ready
         pool.start()
         storm = [job for _ in range(2) for job in HOSTILE.values()]
         results = pool.map(storm)
+        for name, result in zip(list(HOSTILE) * 2, results):
+            assert_clean_boundary(name, result)
         assert all(r.status in CANDIDATE_FAILURES for r in results), [
             (name, r.status, r.error) for name, r in zip(list(HOSTILE) * 2, results) if r.status not in CANDIDATE_FAILURES]
         mixed = [job for pair in zip(replay_jobs(), list(HOSTILE.values())) for job in pair]
