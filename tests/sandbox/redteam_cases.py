@@ -53,6 +53,7 @@ _STEAL = """
 import sys
 NEEDLE = "return x " + "* x"
 def adopt(text):
+    text = text.replace("\\\\n", "\\n")  # as the code travelled, inside JSON
     start = text.find("def f(x)")
     if start >= 0 and NEEDLE in text[start:start + 200]:
         try:
@@ -435,7 +436,7 @@ index, outputs = None, None
 frame = sys._getframe()
 while frame is not None:
     for name, value in list(frame.f_locals.items()):
-        if name == "runs" and type(value) is list:
+        if name == "runs" and type(value) is list and index is None:
             index = len(value)
         if type(value) is dict and type(value.get("tests")) is list and value["tests"] \\
                 and all(type(t) is dict and "stdout" in t for t in value["tests"]):
@@ -449,6 +450,7 @@ else:
     "program_replays_from_gc_objects": """
 import gc, sys
 outputs = None
+gc.unfreeze()
 for obj in gc.get_objects():
     if type(obj) is dict and type(obj.get("tests")) is list and obj["tests"] \\
             and all(type(t) is dict and "stdout" in t for t in obj["tests"]):
@@ -509,6 +511,7 @@ if "f" not in globals():
 """, [TEST]),
     "sibling_code_in_gc_objects": (_STEAL + """
 import gc
+gc.unfreeze()
 for obj in gc.get_objects():
     if type(obj) in (dict, list) and walk(obj):
         break
@@ -748,7 +751,7 @@ def hostile_jobs() -> dict[str, FunctionJob | ProgramJob]:
 def primer_jobs() -> list[FunctionJob | ProgramJob]:
     """Right answers run just before each hostile case, in the same container (what a GRPO
     sibling does): a case must not find them."""
-    return [function_job("def f(x):\n    return x * x\n"), program_job("print(int(input()) ** 2)\n")]
+    return [program_job("print(int(input()) ** 2)\n"), function_job("def f(x):\n    return x * x\n")]
 
 
 def replay_jobs() -> list[FunctionJob | ProgramJob]:

@@ -341,6 +341,30 @@ def test_tests_and_expected_outputs_never_enter_the_candidate(fresh):
     assert expected.status is JobStatus.FAILED and expected.tests[0].stdout == "clean\n"
 
 
+@pytest.mark.parametrize("earlier", ["output", "code", "input"])
+def test_no_job_finds_an_earlier_jobs_data_in_its_memory(fresh, earlier):
+    secret = f"{MARKER}-{earlier}"
+    kept = {"output": f"print({secret[:6]!r} + {secret[6:]!r})",  # only the output holds it whole
+            "code": f"SECRET = {secret!r}\nprint(1)", "input": "print(input())"}[earlier]
+    ran = fresh.run(program(kept, [IOCase(secret if earlier == "input" else "", None)]))
+    assert ran.status is JobStatus.OK, ran
+    later = fresh.run(function(MEMORY_SCANNER, [f"assert scan({shifted(secret)!r}) is False"]))
+    assert later.status is JobStatus.OK, (earlier, later)
+
+
+def test_each_run_of_a_program_sees_only_its_own_input(fresh):
+    inputs = [f"{MARKER}-run-{i}" for i in range(3)]
+    others = {stdin: [shifted(other) for other in inputs if other != stdin] for stdin in inputs}
+    code = MEMORY_SCANNER + f"""
+import sys
+OTHERS = {others!r}
+mine = input()
+print("leak" if any(scan(needle) for needle in OTHERS[mine]) else "clean")
+"""
+    result = fresh.run(program(code, [IOCase(stdin, "clean") for stdin in inputs]))
+    assert result.status is JobStatus.OK, [(t.status, t.stdout, t.stderr[-200:]) for t in result.tests]
+
+
 # -- fake passes ---------------------------------------------------------------------------
 EXITS = [
     "import sys\nsys.exit(0)", "raise SystemExit", "raise SystemExit(0)", "exit()", "quit()",
