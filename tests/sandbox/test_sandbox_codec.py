@@ -89,7 +89,10 @@ def test_malformed_wire_values_raise(wire):
     ("tokens", "", "1", False),
     ("numeric", "2.3333333333333335\n", "2.3333333333", True),
     ("numeric", "2.34\n", "2.3333333333", False),
-    ("numeric", "1 2.0000001\n", "1 2", True),
+    ("numeric", "1 2.0000001\n", "1 2.0", True),
+    ("numeric", "1 2.0000001\n", "1 2", False),  # an expected integer is exact
+    ("numeric", "1e+17\n", "100000000000000002\n", False),
+    ("numeric", "9.0\n", "9\n", False),
     ("numeric", "1 2\n3\n", "1 2 3\n", False),  # same tokens, other line layout
     ("numeric", "10000000000000000000001\n", "10000000000000000000000\n", False),  # big ints exact
     ("numeric", "nan\n", "nan\n", True),  # equal strings
