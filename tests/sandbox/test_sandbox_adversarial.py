@@ -35,7 +35,7 @@ def assert_canary(pool) -> None:
             pids = sorted(int(p) for p in os.listdir("/proc") if p.isdigit())
             files = sorted(os.listdir("/tmp")) + sorted(os.listdir("/dev/shm"))
             return len(pids), len(files), os.getppid()
-        """, ["assert state() == (3, 1, 1)"]))  # runner, grader, this process; this job's work dir
+        """, ["assert state() == (4, 1, 1)"]))  # runner, fork server, grader, this process; this job's work dir
     assert result.status is JobStatus.OK, result
 
 
@@ -283,8 +283,8 @@ def test_input_with_no_stdin_fails_fast(fresh):
 def test_candidate_cannot_read_the_runner_or_the_grader(fresh):
     code = """
         import os
-        def grader_pid():
-            return [int(p) for p in os.listdir("/proc") if p.isdigit() and int(p) not in (1, os.getpid())][0]
+        def others():  # the fork server and the grader
+            return [int(p) for p in os.listdir("/proc") if p.isdigit() and int(p) not in (1, os.getpid())]
         def peek(path):
             try:
                 if path.endswith("/fd"):
@@ -299,9 +299,9 @@ def test_candidate_cannot_read_the_runner_or_the_grader(fresh):
             fields = dict(line.split(":\\t", 1) for line in open("/proc/self/status").read().splitlines() if ":\\t" in line)
             return fields["Uid"].split()[0], fields["CapEff"], fields["NoNewPrivs"], fields["Seccomp"]
         """
-    tests = [f"assert peek({path}) == 'PermissionError'" for path in (
-        "'/proc/1/mem'", "'/proc/1/environ'", "'/proc/1/fd'", "f'/proc/{grader_pid()}/mem'",
-        "f'/proc/{grader_pid()}/fd'", "f'/proc/{grader_pid()}/environ'")]
+    tests = [f"assert peek({path}) == 'PermissionError'" for path in ("'/proc/1/mem'", "'/proc/1/environ'", "'/proc/1/fd'")]
+    tests += [f"assert len(others()) == 2 and all(peek(f'/proc/{{pid}}/{what}') == 'PermissionError' for pid in others())"
+              for what in ("mem", "fd", "environ")]
     tests.append("assert status() == ('65534', '0000000000000000', '1', '2')")  # non-root, no caps, filtered
     result = fresh.run(function(code, tests))
     assert result.status is JobStatus.OK, result
@@ -319,7 +319,8 @@ def scan(needle_shifted):
             addresses, perms = line.split()[:2]
             if perms.startswith("rw"):
                 regions.append([int(x, 16) for x in addresses.split("-")])
-    return any(needle_shifted in ctypes.string_at(start, end - start).translate(shift) for start, end in regions)
+    copies = [ctypes.string_at(start, end - start) for start, end in regions]  # before anything is freed
+    return any(needle_shifted in copy.translate(shift) for copy in copies)
 """
 MARKER = "RLENV-HIDDEN-TEST-7f3a"
 
@@ -354,11 +355,10 @@ def test_no_job_finds_an_earlier_jobs_data_in_its_memory(fresh, earlier):
 
 def test_each_run_of_a_program_sees_only_its_own_input(fresh):
     inputs = [f"{MARKER}-run-{i}" for i in range(3)]
-    others = {stdin: [shifted(other) for other in inputs if other != stdin] for stdin in inputs}
+    others = {shifted(stdin): [shifted(other) for other in inputs if other != stdin] for stdin in inputs}
     code = MEMORY_SCANNER + f"""
-import sys
-OTHERS = {others!r}
-mine = input()
+OTHERS = {others!r}  # by the shifted input: the code holds no input as it is
+mine = bytes((b + 1) % 256 for b in input().encode())
 print("leak" if any(scan(needle) for needle in OTHERS[mine]) else "clean")
 """
     result = fresh.run(program(code, [IOCase(stdin, "clean") for stdin in inputs]))
@@ -444,17 +444,19 @@ def pytest_runtest_makereport(item, call):
 
 
 def test_the_grader_cannot_be_killed_or_stopped(fresh):
-    # The grader runs as another user: a candidate's signals to it fail, so killing or stopping
-    # it can neither pass a job nor disturb the next one.
+    # The grader and the fork server run as other users: a candidate's signals to them fail, so
+    # killing or stopping them can neither pass a job nor disturb the next one.
     killer = """
         import os, signal
         def f(x):
-            grader = [int(p) for p in os.listdir("/proc") if p.isdigit() and int(p) not in (1, os.getpid())][0]
-            try:
-                os.kill(grader, signal.{sig})
-            except PermissionError:
-                return x * x
-            return 0
+            others = [int(p) for p in os.listdir("/proc") if p.isdigit() and int(p) not in (1, os.getpid())]
+            for pid in others:  # the fork server and the grader
+                try:
+                    os.kill(pid, signal.{sig})
+                except PermissionError:
+                    continue
+                return 0
+            return x * x if len(others) == 2 else 0
         """
     for sig in ("SIGKILL", "SIGSTOP", "SIGTERM"):
         result = fresh.run(function(killer.format(sig=sig), ["assert f(2) == 4"], limits=Limits(timeout_s=2, test_timeout_s=1)))
