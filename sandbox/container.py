@@ -52,7 +52,12 @@ def runner_source() -> str:
     :mod:`rlenv.sandbox.protocol` (less its docstring and ``__future__`` import) in place of its
     import of it, so the container runs one file that needs only the standard library."""
     package = files("rlenv.sandbox")
-    runner, protocol = (package / "runner.py").read_text(), (package / "protocol.py").read_text()
+    return assemble_runner((package / "runner.py").read_text(), (package / "protocol.py").read_text())
+
+
+def assemble_runner(runner: str, protocol: str) -> str:
+    """The runner's text ``runner`` with the protocol's text ``protocol`` inlined (see
+    :func:`runner_source`; benchmarks also assemble an earlier revision's runner)."""
     body = ast.parse(protocol).body
     if not (isinstance(body[0], ast.Expr) and isinstance(body[1], ast.ImportFrom) and body[1].module == "__future__"):
         raise RuntimeError("protocol.py must start with its docstring and 'from __future__ import annotations'")

@@ -290,3 +290,13 @@ def test_the_container_gets_one_standard_library_file_with_the_protocol_inlined(
     assert "rlenv" not in "".join(line for line in source.splitlines() if line.startswith(("import", "from")))
     assert source.count("def encode_value(") == source.count("class JobStatus(") == 1
     assert source.count("from __future__ import annotations") == 1 and source.startswith('"""The in-container')
+
+
+def test_report_texts_become_valid_unicode_at_the_boundary():
+    lone = "\udcff\ud800"
+    report = {"status": "failed", "error": f"raised {lone}", "stdout": lone, "stderr": "ok é",
+              "tests": [{"status": "failed", "error": f"ValueError: {lone}", "stdout": "", "stderr": lone}]}
+    result = JobResult.from_report(report, {}, None)
+    json.dumps(result.to_dict(), ensure_ascii=False).encode("utf-8")
+    assert result.error == "raised " + "\ufffd" * 6 and result.stderr == "ok é"
+    assert result.tests[0].error == "ValueError: " + "\ufffd" * 6
