@@ -367,8 +367,8 @@ class ContainerSession:
 
 
 def sandbox_containers(client: Any) -> list[Any]:
-    """Every sandbox container on the engine (running or not)."""
-    return client.containers.list(all=True, filters={"label": LABEL})
+    """Every sandbox container on the engine (running or not; one removed while this lists it is left out)."""
+    return client.containers.list(all=True, ignore_removed=True, filters={"label": LABEL})
 
 
 def _pid_alive(pid: int) -> bool:

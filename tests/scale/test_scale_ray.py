@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 import ray
 from ray.cluster_utils import Cluster
+from waiting import PATIENCE_S, wait_until
 
 import rlenv
 from rlenv.integrations.trl import reward_funcs
@@ -170,13 +171,6 @@ def run_in_thread(fn):
     return thread, out
 
 
-def wait_until(condition, timeout_s: float = 60.0):
-    deadline = time.monotonic() + timeout_s
-    while not condition():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.05)
-
-
 def numbered(n: int) -> tuple[list[Task], list[str]]:
     return [Task(str(i), "p") for i in range(n)], ["x"] * n
 
@@ -188,9 +182,9 @@ def test_killing_an_actor_mid_batch_loses_nothing(cluster):
     executor.score(verifier, tasks[:4], completions[:4])  # actors up
     victim = executor.actors(verifier)[0]
     thread, out = run_in_thread(lambda: executor.score(verifier, tasks, completions))
-    wait_until(lambda: ray.get(victim.scored.remote()) >= 24)  # mid-batch: the victim is scoring
+    assert wait_until(lambda: ray.get(victim.scored.remote()) >= 24)  # mid-batch: the victim is scoring
     ray.kill(victim)
-    thread.join(120)
+    thread.join(PATIENCE_S)
     assert [r.value for r in out["result"]] == [float(i) for i in range(400)]  # each item once, in order
     assert executor.failed_calls >= 1 and executor.retried_chunks >= 1
     assert victim not in executor.actors(verifier)  # replaced on the next batch ...
@@ -349,12 +343,12 @@ def test_a_node_removed_mid_batch_loses_nothing(cluster):
                  if node == cluster.worker.node_id]
     assert len(on_worker) == 1
     thread, out = run_in_thread(lambda: executor.score(verifier, tasks, completions))
-    wait_until(lambda: ray.get(on_worker[0].scored.remote()) >= 20)
+    assert wait_until(lambda: ray.get(on_worker[0].scored.remote()) >= 20)
     cluster.remove_node(cluster.worker)
-    thread.join(120)
+    thread.join(PATIENCE_S)
     assert [r.value for r in out["result"]] == [float(i) for i in range(300)]
     assert executor.failed_calls >= 1
-    wait_until(lambda: sum(n["Alive"] for n in ray.nodes()) == 1, 30)
+    assert wait_until(lambda: sum(n["Alive"] for n in ray.nodes()) == 1)
     assert len(executor.actors(verifier)) == 1  # the next batch runs on the node that is left
     executor.shutdown()
     with pytest.raises(RuntimeError, match="shut down"):
