@@ -354,6 +354,44 @@ def test_no_job_finds_an_earlier_jobs_data_in_its_memory(fresh, earlier):
     assert later.status is JobStatus.OK, (earlier, later)
 
 
+def test_no_descriptor_or_memory_can_outlive_the_jobs_processes(fresh):
+    """No unix socket (descriptors in flight), no memfd (memory outside every size limit), and
+    the tmpfs inode caps bound what links and names can hold."""
+    code = """
+        import os, socket
+        def attempt(action):
+            try:
+                action()
+            except OSError as exc:
+                return type(exc).__name__
+            return "ok"
+        def unix_pair():
+            return attempt(socket.socketpair)
+        def unix_socket():
+            return attempt(lambda: socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM))
+        def memfd():
+            return attempt(lambda: os.memfd_create("m"))
+        def inet_socket():
+            return attempt(lambda: socket.socket(socket.AF_INET).close())
+        def links(folder):
+            open(os.path.join(folder, "base"), "w").close()
+            made = 0
+            try:
+                while made < 100000:
+                    os.link(os.path.join(folder, "base"), os.path.join(folder, "l%d" % made))
+                    made += 1
+            except OSError:
+                pass
+            return made
+        """
+    tests = [f"got = {call}\nassert got == {want!r}, got" for call, want in (
+        ("unix_pair()", "PermissionError"), ("unix_socket()", "PermissionError"), ("memfd()", "PermissionError"),
+        ("inet_socket()", "ok"),
+        (f"links('.') < {fresh.spec.tmpfs_inodes} and links('/dev/shm') < {fresh.spec.shm_inodes}", True))]
+    result = fresh.run(function(code, tests, limits=Limits(timeout_s=20, test_timeout_s=8, memory_mb=256)))
+    assert result.status is JobStatus.OK, [t.error for t in result.tests]
+
+
 def test_each_run_of_a_program_sees_only_its_own_input(fresh):
     inputs = [f"{MARKER}-run-{i}" for i in range(3)]
     others = {shifted(stdin): [shifted(other) for other in inputs if other != stdin] for stdin in inputs}
