@@ -3,26 +3,32 @@
 Processes of a container::
 
     runner (PID 1, non-dumpable): reads jobs from the host on stdin, one JSON line per job out
+     ├─ fork server (forked before the first job, never holds a job's data): forks candidates
      ├─ grader (persistent, non-dumpable, never forks): holds tests and expected outputs,
      │   runs trusted test code, compares outputs, reports with the job's nonce
-     └─ candidate process(es), one per program run or per function job: untrusted code, own
-         session, rlimits, fresh work directory, /dev/null or a pipe as stdin
+     └─ candidate process(es), one per program run or per function job: children of the fork
+         server (which reaps them and reports their exit), untrusted code, own session, rlimits,
+         fresh work directory, /dev/null or a pipe as stdin
 
 * The host sends each job as three frames (16 hex digits of length, then the payload): a header,
   the *candidate part* (code, stdin, files) and the *grader part* (tests, expected outputs).
-  The runner forks the job's candidate processes *before* it reads the grader part, and never
-  parses it: it streams it, through a zeroed-after-use buffer, to the grader together with a
-  fresh nonce. So no candidate process ever holds the tests, the expected outputs or the nonce,
-  and no later fork of the runner inherits them.
+  The runner has the job's candidate processes forked *before* it reads the grader part, and
+  never parses it: it streams it, through a zeroed-after-use buffer, to the grader together with
+  a fresh nonce. Candidates descend from the fork server, which the runner forked before any job
+  and which receives only limits and descriptors: a candidate reads its own code from a sealed
+  memfd and gets only its own stdin, so it never holds the tests, the expected outputs, the
+  nonce, or anything of another job or another run of its job (in memory or in heap remnants).
 * Outputs are compared in the grader: a candidate's return values cross a pipe as plain data
   (JSON with tags for tuples, sets, bytes, ...); anything else stays in the candidate as an
   opaque handle that never compares equal to data. The grader reports per-test results with
   the nonce on a socket the candidate does not hold, and the runner accepts only a report
   carrying the nonce. A candidate's exit status never means "passed".
-* After every job the runner kills every process except itself and the grader, reaps them, and
-  wipes the writable directories: no process and no file of a job survives into the next one.
-  PID 1 ignores signals sent from inside the container; a grader that a candidate killed or
-  stopped is replaced, and the job fails.
+* After every program run and every job the runner kills every process except itself, the fork
+  server and the grader, reaps them, and wipes the writable directories; candidates can create
+  no unix socket and no memfd, so no descriptor or memory outlives their processes, and after
+  every job the container's kernel-held state is compared with its idle baseline (a container
+  that did not return to it is replaced). PID 1 ignores signals sent from inside the container;
+  a grader that a candidate killed or stopped is replaced, and the job fails.
 """
 
 from __future__ import annotations
@@ -340,8 +346,9 @@ def _report_setup_failure() -> None:
 
 
 class Child:
-    """A candidate process seen from the runner (its parent, ``reap=True``) or from the grader
-    (which got its descriptors and pidfd from the runner, ``reap=False``). The runner also
+    """A candidate process seen from the runner (``exit_status``: how it learns the process's
+    wait status, from the fork server that reaps it) or from the grader (which got its
+    descriptors and pidfd from the runner, ``exit_status=None``). The runner also
     passes ``host_fd`` (its stdin): input there during a job means the host is gone.
 
     ``pump`` runs the event loop (stdin feeding, output capture with a byte cap, request
@@ -349,10 +356,10 @@ class Child:
     caller waits for happens.
     """
 
-    def __init__(self, pid: int, pidfd: int, out_fd: int, err_fd: int, cap: int, reap: bool, oom_before: int,
+    def __init__(self, pid: int, pidfd: int, out_fd: int, err_fd: int, cap: int, exit_status, oom_before: int,
                  in_fd: int | None = None, in_data: bytes = b"", request_fd: int | None = None,
                  reply_fd: int | None = None, host_fd: int | None = None):
-        self.pid, self.pidfd, self.cap, self.reap = pid, pidfd, cap, reap
+        self.pid, self.pidfd, self.cap, self.exit_status = pid, pidfd, cap, exit_status
         self.out_fd, self.err_fd = out_fd, err_fd
         self.streams = {out_fd: bytearray(), err_fd: bytearray()}
         self.in_fd, self.in_data = in_fd, memoryview(in_data)
@@ -442,8 +449,8 @@ class Child:
                 self.poll.unregister(fd)
 
     def _finish(self) -> None:
-        if self.reap:
-            _, self.status, _ = os.wait4(self.pid, 0)
+        if self.exit_status is not None:
+            self.status = self.exit_status(self.pid)
         self.done, self.ended = True, time.monotonic()
         self.poll.unregister(self.pidfd)
         for fd in (self.out_fd, self.err_fd, self.reply_fd):
@@ -991,7 +998,7 @@ def grade_function(meta: dict, grader: dict, fds: list) -> dict:
     request pipe, reply pipe, stdout, stderr and pidfd."""
     limits = meta["limits"]
     request_fd, reply_fd, out_fd, err_fd, pidfd = fds
-    child = Child(meta["pid"], pidfd, out_fd, err_fd, int(limits["max_output_bytes"]), reap=False,
+    child = Child(meta["pid"], pidfd, out_fd, err_fd, int(limits["max_output_bytes"]), exit_status=None,
                   oom_before=meta["oom_before"], request_fd=request_fd, reply_fd=reply_fd)
     try:
         report = _run_function(child, grader, meta["started"] + float(limits["timeout_s"]),
@@ -1048,16 +1055,39 @@ def recv_message(sock: socket.socket):
     return json.loads(bytes(view[:meta_size])), bytes(view[meta_size:]), fds
 
 
-def grader_loop(sock: socket.socket) -> None:
-    """Body of the grader process: grade one job per message and answer with the report,
-    which carries the job's nonce. Never forks. Before each job it checks that its own limits and
-    scheduling are as they were; after each, it asks to be retired once it has grown too big."""
-    state = own_state()
+def send_message(sock: socket.socket, meta: dict) -> None:
+    """Send one message of JSON ``meta`` and no payload (see :func:`recv_message`)."""
+    data = json.dumps(meta, ensure_ascii=True, allow_nan=False).encode()
+    sock.sendall(_MESSAGE.pack(len(data), 0) + data)
+
+
+def serve(sock: socket.socket, answer) -> None:
+    """Answer each message on ``sock`` with ``answer(meta, payload, fds)`` (JSON-ready), the
+    message's descriptors closed once it returns; exit at the end of the stream."""
     while True:
         message = recv_message(sock)
         if message is None:
             os._exit(0)
         meta, payload, fds = message
+        try:
+            reply = answer(meta, payload, fds)
+        finally:
+            for fd in fds:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        send_message(sock, reply)
+        del message, meta, payload, reply
+
+
+def grader_loop(sock: socket.socket) -> None:
+    """Body of the grader process: grade one job per message and answer with the report,
+    which carries the job's nonce. Never forks. Before each job it checks that its own limits and
+    scheduling are as they were; after each, it asks to be retired once it has grown too big."""
+    state = own_state()
+
+    def grade(meta: dict, payload: bytes, fds: list) -> dict:
         try:
             if own_state() != state:
                 raise SandboxFault("the grader's limits or scheduling changed")
@@ -1069,63 +1099,51 @@ def grader_loop(sock: socket.socket) -> None:
         except BaseException as exc:
             report = {"status": JobStatus.SANDBOX_ERROR, "tests": [], "error": f"grader error: {_exception_text(exc)}",
                       "fatal": f"grader error: {_exception_text(exc)}"}
-        finally:
-            for fd in fds:
-                try:
-                    os.close(fd)
-                except OSError:
-                    pass
         if resource.getrusage(resource.RUSAGE_SELF).ru_maxrss > GRADER_MAX_RSS_KB:
             report["retire"] = True
         report["nonce"] = meta["nonce"]
-        data = json.dumps(report, ensure_ascii=True, allow_nan=False).encode()
-        sock.sendall(_MESSAGE.pack(len(data), 0) + data)
-        del message, meta, payload, report, data
+        return report
+
+    serve(sock, grade)
 
 
 # ---------------------------------------------------------------------------------------------
 # the fork server: the parent of every candidate process
 def fork_server_loop(sock: socket.socket) -> None:
-    """Body of the fork server: fork one candidate process per request and answer with its pid.
-    A request holds only the limits, the work directory, the mode and descriptors (the code
-    travels in a file the candidate process reads itself), so this process never holds any
-    job's data, and neither does what a candidate inherits from it."""
+    """Body of the fork server: fork one candidate process per request and answer with its pid;
+    reap each candidate process as it exits and send its wait status. A request holds only the
+    limits, the work directory, the mode and descriptors (the code travels in a file the
+    candidate process reads itself), so this process never holds any job's data, and neither
+    does what a candidate inherits from it."""
+    children: dict[int, int] = {}  # pidfd -> pid
+    poll = select.poll()
+    poll.register(sock, _POLL_IN)
     while True:
-        message = recv_message(sock)
-        if message is None:
-            os._exit(0)
-        meta, _, fds = message
-        try:
-            answer = {"pid": _fork_candidate(meta, fds)}
-        except OSError as exc:  # e.g. the pids limit: the runner reports it
-            answer = {"pid": None, "error": f"could not fork a candidate process: {exc}"}
-        finally:
-            for fd in fds:
+        for fd, _ in poll.poll():
+            if fd in children:
+                pid = children.pop(fd)
+                poll.unregister(fd)
                 os.close(fd)
-        data = json.dumps(answer).encode()
-        sock.sendall(_MESSAGE.pack(len(data), 0) + data)
-
-
-def _fork_candidate(meta: dict, fds: list) -> int:
-    """Fork a candidate process through a middle process that exits at once, so that the runner
-    (PID 1, which adopts orphans) is its parent: it reaps it and reads its exit status."""
-    read_end, write_end = os.pipe()
-    middle = os.fork()
-    if middle == 0:
-        try:
-            pid = os.fork()
-            if pid == 0:
-                run_candidate(meta, fds)
-            os.write(write_end, pid.to_bytes(4, "little"))
-        finally:
-            os._exit(0)
-    os.close(write_end)
-    os.waitpid(middle, 0)
-    data = os.read(read_end, 4)
-    os.close(read_end)
-    if len(data) != 4:
-        raise OSError("the middle process did not fork the candidate process")
-    return int.from_bytes(data, "little")
+                send_message(sock, {"exited": pid, "status": os.waitpid(pid, 0)[1]})
+                continue
+            message = recv_message(sock)
+            if message is None:
+                os._exit(0)
+            meta, _, fds = message
+            try:
+                pid = os.fork()
+                if pid == 0:
+                    run_candidate(meta, fds)
+                pidfd = os.pidfd_open(pid)
+                children[pidfd] = pid
+                poll.register(pidfd, _POLL_IN)
+                answer = {"pid": pid}
+            except OSError as exc:  # e.g. the pids limit: the runner reports it
+                answer = {"pid": None, "error": f"could not fork a candidate process: {exc}"}
+            finally:
+                for passed in fds:
+                    os.close(passed)
+            send_message(sock, answer)
 
 
 def run_candidate(meta: dict, fds: list) -> None:
@@ -1147,11 +1165,13 @@ class ForkServer:
     """The runner's handle on the fork server, a process it forks before its first job (when it
     holds no job's data yet) and from which every candidate process is forked (see
     :func:`fork_server_loop`). It keeps the runner's user and the capabilities to make the job
-    user, and adds :func:`candidate_filter` to its seccomp filters."""
+    user, and adds :func:`candidate_filter` to its seccomp filters. It is the parent of the
+    candidate processes: their wait statuses come from it (kept here until asked for)."""
 
     def __init__(self) -> None:
         self.pid = 0
         self.sock: socket.socket | None = None
+        self.statuses: dict[int, int] = {}
 
     def start(self) -> None:
         ours, theirs = socket.socketpair()
@@ -1167,16 +1187,34 @@ class ForkServer:
         theirs.close()
         self.pid, self.sock = pid, ours
 
+    def _receive(self) -> dict:
+        """The next message of the fork server; a wait status is also kept in :attr:`statuses`."""
+        message = recv_message(self.sock)
+        if message is None:
+            raise SandboxFault("the fork server exited")
+        if "exited" in message[0]:
+            self.statuses[message[0]["exited"]] = message[0]["status"]
+        return message[0]
+
     def fork(self, meta: dict, fds: list) -> int:
         """The pid of a new candidate process given ``fds`` (see :func:`run_candidate`)."""
         data = json.dumps(meta, ensure_ascii=True, allow_nan=False).encode()
         socket.send_fds(self.sock, [_MESSAGE.pack(len(data), 0) + data], fds)
-        answer = recv_message(self.sock)
-        if answer is None:
-            raise SandboxFault("the fork server exited")
-        if type(answer[0].get("pid")) is not int:
-            raise OSError(answer[0].get("error", "the fork server sent no pid"))
-        return answer[0]["pid"]
+        answer = self._receive()
+        while "exited" in answer:
+            answer = self._receive()
+        if type(answer.get("pid")) is not int:
+            raise OSError(answer.get("error", "the fork server sent no pid"))
+        self.statuses.pop(answer["pid"], None)  # an earlier process's, its pid now reused
+        return answer["pid"]
+
+    def exit_status(self, pid: int) -> int:
+        """The wait status of candidate process ``pid``, which has exited (blocks until the fork
+        server has reaped it)."""
+        while pid not in self.statuses:
+            if "exited" not in self._receive():
+                raise SandboxFault("the fork server sent something else than a wait status")
+        return self.statuses.pop(pid)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1364,9 +1402,9 @@ def _remove_entries(root_fd: int) -> bool:
                 os.close(fd)
             try:
                 os.rmdir(entry.name, dir_fd=root_fd)
-            except OSError as exc:
+            except OSError as exc:  # not emptied in one go (the listing missed an entry): the next pass removes it
                 if exc.errno != errno.ENOTEMPTY:
-                    raise  # not emptied in one go (the listing missed an entry): the next pass
+                    raise
     return found
 
 
@@ -1471,7 +1509,7 @@ def _run_cases(header: dict, candidate: dict, code_fd: int, server: ForkServer, 
                          "exit_code": None, "stdout": b"", "stderr": ""})
             continue
         pid, fds = spawn(server, limits, _work_directory(candidate.get("files", {})), "program", code_fd)
-        child = Child(pid, fds["pidfd"], fds["out"], fds["err"], int(limits["max_output_bytes"]), reap=True,
+        child = Child(pid, fds["pidfd"], fds["out"], fds["err"], int(limits["max_output_bytes"]), server.exit_status,
                       oom_before=oom_before, in_fd=fds["in"], in_data=stdin.encode("utf-8", "surrogateescape"),
                       host_fd=0)
         why = child.pump(min(job_deadline, began + float(limits["test_timeout_s"])))
@@ -1499,6 +1537,7 @@ def run_job(header: dict, candidate: dict, grader: Grader, server: ForkServer) -
     began = time.monotonic()
     oom_before = oom_kills()
     runs, fds, ready, code_fd = [], [], None, None
+    server.statuses.clear()  # of earlier jobs' processes, never asked for
     try:
         limits, keep = header["limits"], int(header.get("keep_output_bytes", 4096))
         code_fd = code_file(candidate["code"])
