@@ -557,12 +557,12 @@ def spawn(server: ForkServer, limits: dict, workdir: str, mode: str, code_fd: in
         rep_r, rep_w = os.pipe()
         passed += [req_r, rep_w]
     try:
-        pid = server.fork({"limits": limits, "workdir": workdir, "mode": mode}, [*passed, code_fd, ready_w])
+        pid, pidfd = server.fork({"limits": limits, "workdir": workdir, "mode": mode}, [*passed, code_fd, ready_w])
     finally:
         for fd in (*passed, ready_w):
             os.close(fd)
     return pid, {"out": out_r, "err": err_r, "in": in_w, "request": req_w, "reply": rep_r,
-                 "pidfd": os.pidfd_open(pid), "ready": ready_r}
+                 "pidfd": pidfd, "ready": ready_r}
 
 
 def set_up(ready_fd: int) -> bool:
@@ -1055,10 +1055,13 @@ def recv_message(sock: socket.socket):
     return json.loads(bytes(view[:meta_size])), bytes(view[meta_size:]), fds
 
 
-def send_message(sock: socket.socket, meta: dict) -> None:
-    """Send one message of JSON ``meta`` and no payload (see :func:`recv_message`)."""
-    data = json.dumps(meta, ensure_ascii=True, allow_nan=False).encode()
-    sock.sendall(_MESSAGE.pack(len(data), 0) + data)
+def send_message(sock: socket.socket, meta: dict, fds: list = ()) -> None:
+    """Send one message of JSON ``meta``, no payload and the descriptors ``fds`` (see
+    :func:`recv_message`)."""
+    body = json.dumps(meta, ensure_ascii=True, allow_nan=False).encode()
+    data = _MESSAGE.pack(len(body), 0) + body
+    sent = socket.send_fds(sock, [data], fds) if fds else 0
+    sock.sendall(data[sent:])
 
 
 def serve(sock: socket.socket, answer) -> None:
@@ -1134,16 +1137,16 @@ def fork_server_loop(sock: socket.socket) -> None:
                 pid = os.fork()
                 if pid == 0:
                     run_candidate(meta, fds)
-                pidfd = os.pidfd_open(pid)
+                pidfd = os.pidfd_open(pid)  # before this process reaps it: a zombie has a pidfd too
                 children[pidfd] = pid
                 poll.register(pidfd, _POLL_IN)
-                answer = {"pid": pid}
+                answer, handed = {"pid": pid}, [pidfd]
             except OSError as exc:  # e.g. the pids limit: the runner reports it
-                answer = {"pid": None, "error": f"could not fork a candidate process: {exc}"}
+                answer, handed = {"pid": None, "error": f"could not fork a candidate process: {exc}"}, []
             finally:
                 for passed in fds:
                     os.close(passed)
-            send_message(sock, answer)
+            send_message(sock, answer, handed)
 
 
 def run_candidate(meta: dict, fds: list) -> None:
@@ -1187,32 +1190,33 @@ class ForkServer:
         theirs.close()
         self.pid, self.sock = pid, ours
 
-    def _receive(self) -> dict:
-        """The next message of the fork server; a wait status is also kept in :attr:`statuses`."""
+    def _receive(self) -> tuple[dict, list]:
+        """The next message of the fork server and its descriptors; a wait status is also kept
+        in :attr:`statuses`."""
         message = recv_message(self.sock)
         if message is None:
             raise SandboxFault("the fork server exited")
-        if "exited" in message[0]:
-            self.statuses[message[0]["exited"]] = message[0]["status"]
-        return message[0]
+        meta, _, fds = message
+        if "exited" in meta:
+            self.statuses[meta["exited"]] = meta["status"]
+        return meta, fds
 
-    def fork(self, meta: dict, fds: list) -> int:
-        """The pid of a new candidate process given ``fds`` (see :func:`run_candidate`)."""
-        data = json.dumps(meta, ensure_ascii=True, allow_nan=False).encode()
-        socket.send_fds(self.sock, [_MESSAGE.pack(len(data), 0) + data], fds)
-        answer = self._receive()
+    def fork(self, meta: dict, fds: list) -> tuple[int, int]:
+        """``(pid, pidfd)`` of a new candidate process given ``fds`` (see :func:`run_candidate`)."""
+        send_message(self.sock, meta, fds)
+        answer, handed = self._receive()
         while "exited" in answer:
-            answer = self._receive()
-        if type(answer.get("pid")) is not int:
+            answer, handed = self._receive()
+        if type(answer.get("pid")) is not int or len(handed) != 1:
             raise OSError(answer.get("error", "the fork server sent no pid"))
         self.statuses.pop(answer["pid"], None)  # an earlier process's, its pid now reused
-        return answer["pid"]
+        return answer["pid"], handed[0]
 
     def exit_status(self, pid: int) -> int:
         """The wait status of candidate process ``pid``, which has exited (blocks until the fork
         server has reaped it)."""
         while pid not in self.statuses:
-            if "exited" not in self._receive():
+            if "exited" not in self._receive()[0]:
                 raise SandboxFault("the fork server sent something else than a wait status")
         return self.statuses.pop(pid)
 
