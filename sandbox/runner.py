@@ -1061,7 +1061,8 @@ def send_message(sock: socket.socket, meta: dict, fds: list = ()) -> None:
     body = json.dumps(meta, ensure_ascii=True, allow_nan=False).encode()
     data = _MESSAGE.pack(len(body), 0) + body
     sent = socket.send_fds(sock, [data], fds) if fds else 0
-    sock.sendall(data[sent:])
+    if sent < len(data):  # (an empty send to a peer that already read it all and left fails)
+        sock.sendall(data[sent:])
 
 
 def serve(sock: socket.socket, answer) -> None:
@@ -1113,11 +1114,10 @@ def grader_loop(sock: socket.socket) -> None:
 # ---------------------------------------------------------------------------------------------
 # the fork server: the parent of every candidate process
 def fork_server_loop(sock: socket.socket) -> None:
-    """Body of the fork server: fork one candidate process per request and answer with its pid;
-    reap each candidate process as it exits and send its wait status. A request holds only the
-    limits, the work directory, the mode and descriptors (the code travels in a file the
-    candidate process reads itself), so this process never holds any job's data, and neither
-    does what a candidate inherits from it."""
+    """Body of the fork server: per request (a socket, the only descriptor it carries), fork a
+    spare candidate process that waits on that socket for its job, and answer with its pid and
+    pidfd; reap each candidate process as it exits and send its wait status. Nothing of any job
+    reaches this process, and so none of it is in what a candidate inherits from it."""
     children: dict[int, int] = {}  # pidfd -> pid
     poll = select.poll()
     poll.register(sock, _POLL_IN)
@@ -1132,11 +1132,15 @@ def fork_server_loop(sock: socket.socket) -> None:
             message = recv_message(sock)
             if message is None:
                 os._exit(0)
-            meta, _, fds = message
+            _, _, fds = message
             try:
                 pid = os.fork()
                 if pid == 0:
-                    run_candidate(meta, fds)
+                    try:  # nothing of this loop may run in the child
+                        _install_fds({3: fds[0]})
+                        run_candidate(socket.socket(fileno=3))
+                    finally:
+                        os._exit(EXIT_SETUP)
                 pidfd = os.pidfd_open(pid)  # before this process reaps it: a zombie has a pidfd too
                 children[pidfd] = pid
                 poll.register(pidfd, _POLL_IN)
@@ -1149,13 +1153,18 @@ def fork_server_loop(sock: socket.socket) -> None:
             send_message(sock, answer, handed)
 
 
-def run_candidate(meta: dict, fds: list) -> None:
-    """Body of a candidate process: :func:`child_setup`, then the program or the function server.
-    Never returns: whatever escapes the candidate's code ends the process, so no code of the
-    fork server ever runs as the candidate."""
-    targets = dict(enumerate(fds))  # stdin, stdout, stderr[, request, reply], code, ready
+def run_candidate(sock: socket.socket) -> None:
+    """Body of a candidate process: wait on ``sock`` for the job (limits, work directory, mode
+    and descriptors: see :func:`spawn`), :func:`child_setup`, then the program or the function
+    server. Never returns: whatever escapes the candidate's code ends the process, so no code of
+    the fork server ever runs as the candidate."""
     try:
-        code = child_setup(meta["limits"], meta["workdir"], targets)
+        message = recv_message(sock)
+        if message is None:
+            os._exit(0)  # the runner stopped before it had a job for this process
+        meta, _, fds = message
+        sock.close()
+        code = child_setup(meta["limits"], meta["workdir"], dict(enumerate(fds)))  # stdin, ..., code, ready
     except BaseException:
         _report_setup_failure()
     try:
@@ -1169,12 +1178,17 @@ class ForkServer:
     holds no job's data yet) and from which every candidate process is forked (see
     :func:`fork_server_loop`). It keeps the runner's user and the capabilities to make the job
     user, and adds :func:`candidate_filter` to its seccomp filters. It is the parent of the
-    candidate processes: their wait statuses come from it (kept here until asked for)."""
+    candidate processes: their wait statuses come from it (kept here until asked for).
+
+    A spare candidate process is asked for after each sweep (:meth:`ask`), so it is forked while
+    the host sends the next job and waits, off the job's path, for its job (:meth:`fork`)."""
 
     def __init__(self) -> None:
         self.pid = 0
         self.sock: socket.socket | None = None
         self.statuses: dict[int, int] = {}
+        self._asked: socket.socket | None = None  # our end of the socket of a spare not yet answered for
+        self._spare: tuple | None = None  # (pid, pidfd, our end of its socket)
 
     def start(self) -> None:
         ours, theirs = socket.socketpair()
@@ -1189,6 +1203,17 @@ class ForkServer:
                 os._exit(EXIT_SETUP)
         theirs.close()
         self.pid, self.sock = pid, ours
+        self.ask()
+
+    def ask(self) -> None:
+        """Have a spare candidate process forked, unless there is one."""
+        if self._spare is None and self._asked is None:
+            ours, theirs = socket.socketpair()
+            try:
+                send_message(self.sock, {}, [theirs.fileno()])
+            finally:
+                theirs.close()
+            self._asked = ours
 
     def _receive(self) -> tuple[dict, list]:
         """The next message of the fork server and its descriptors; a wait status is also kept
@@ -1201,16 +1226,36 @@ class ForkServer:
             self.statuses[meta["exited"]] = meta["status"]
         return meta, fds
 
-    def fork(self, meta: dict, fds: list) -> tuple[int, int]:
-        """``(pid, pidfd)`` of a new candidate process given ``fds`` (see :func:`run_candidate`)."""
-        send_message(self.sock, meta, fds)
-        answer, handed = self._receive()
-        while "exited" in answer:
+    def spare_pid(self) -> int | None:
+        """The pid of the spare candidate process (waiting for the fork server's answer if it
+        is due), None when there is none (its fork failed: :meth:`fork` asks again)."""
+        if self._spare is None and self._asked is not None:
             answer, handed = self._receive()
-        if type(answer.get("pid")) is not int or len(handed) != 1:
-            raise OSError(answer.get("error", "the fork server sent no pid"))
-        self.statuses.pop(answer["pid"], None)  # an earlier process's, its pid now reused
-        return answer["pid"], handed[0]
+            while "exited" in answer:
+                answer, handed = self._receive()
+            sock, self._asked = self._asked, None
+            if type(answer.get("pid")) is not int or len(handed) != 1:
+                sock.close()
+                return None
+            self.statuses.pop(answer["pid"], None)  # an earlier process's, its pid now reused
+            self._spare = (answer["pid"], handed[0], sock)
+        return self._spare[0] if self._spare is not None else None
+
+    def fork(self, meta: dict, fds: list) -> tuple[int, int]:
+        """``(pid, pidfd)`` of a candidate process that got ``meta`` and ``fds`` (see
+        :func:`run_candidate`): the spare one, or one forked now."""
+        self.ask()
+        if self.spare_pid() is None:
+            self.ask()
+            if self.spare_pid() is None:
+                raise OSError("the fork server could not fork a candidate process")
+        pid, pidfd, sock = self._spare
+        self._spare = None
+        try:
+            send_message(sock, meta, fds)
+        finally:
+            sock.close()
+        return pid, pidfd
 
     def exit_status(self, pid: int) -> int:
         """The wait status of candidate process ``pid``, which has exited (blocks until the fork
@@ -1663,10 +1708,11 @@ def main() -> int:
             grader.stop()
         del candidate
         result["id"] = header.get("id")
-        if not sweep(frozenset([grader.pid, server.pid])):
+        if not sweep(frozenset([grader.pid, server.pid, server.spare_pid()])):
             _write_line(dict(result, fatal="processes survived the sweep"))
             return 1
         leftovers = scrub()
+        server.ask()  # forked while the host reads this result and sends the next job
         if leftovers:
             result["fatal"] = f"files survived the scrub: {leftovers[:5]}"
         if grader.sock is not None:
