@@ -3,7 +3,8 @@
 Processes of a container::
 
     runner (PID 1, non-dumpable): reads jobs from the host on stdin, one JSON line per job out
-     ├─ fork server (forked before the first job, never holds a job's data): forks candidates
+     ├─ fork server (forked before the first job, never holds a job's data): forks candidates,
+     │   └─ spare candidate process (root, waiting for the next job on its own socket)
      ├─ grader (persistent, non-dumpable, never forks): holds tests and expected outputs,
      │   runs trusted test code, compares outputs, reports with the job's nonce
      └─ candidate process(es), one per program run or per function job: children of the fork
@@ -1180,14 +1181,16 @@ class ForkServer:
     user, and adds :func:`candidate_filter` to its seccomp filters. It is the parent of the
     candidate processes: their wait statuses come from it (kept here until asked for).
 
-    A spare candidate process is asked for after each sweep (:meth:`ask`), so it is forked while
-    the host sends the next job and waits, off the job's path, for its job (:meth:`fork`)."""
+    A spare candidate process is asked for as soon as the last one got its job, so the next one
+    is forked while a job runs and waits, off any job's path, for its own (:meth:`fork`): a
+    sweep keeps it (:meth:`spare_pid`)."""
 
     def __init__(self) -> None:
         self.pid = 0
         self.sock: socket.socket | None = None
         self.statuses: dict[int, int] = {}
         self._asked: socket.socket | None = None  # our end of the socket of a spare not yet answered for
+        self._answer: tuple | None = None  # the fork server's answer about it, once read
         self._spare: tuple | None = None  # (pid, pidfd, our end of its socket)
 
     def start(self) -> None:
@@ -1215,25 +1218,28 @@ class ForkServer:
                 theirs.close()
             self._asked = ours
 
-    def _receive(self) -> tuple[dict, list]:
-        """The next message of the fork server and its descriptors; a wait status is also kept
-        in :attr:`statuses`."""
+    def _receive(self) -> None:
+        """Read the next message of the fork server: a wait status (kept in :attr:`statuses`)
+        or the answer about the spare asked for (kept in :attr:`_answer`)."""
         message = recv_message(self.sock)
         if message is None:
             raise SandboxFault("the fork server exited")
         meta, _, fds = message
         if "exited" in meta:
             self.statuses[meta["exited"]] = meta["status"]
-        return meta, fds
+        elif self._asked is None or self._answer is not None:
+            raise SandboxFault(f"the fork server answered {meta!r:.100} without a question")
+        else:
+            self._answer = (meta, fds)
 
     def spare_pid(self) -> int | None:
         """The pid of the spare candidate process (waiting for the fork server's answer if it
         is due), None when there is none (its fork failed: :meth:`fork` asks again)."""
         if self._spare is None and self._asked is not None:
-            answer, handed = self._receive()
-            while "exited" in answer:
-                answer, handed = self._receive()
-            sock, self._asked = self._asked, None
+            while self._answer is None:
+                self._receive()
+            (answer, handed), sock = self._answer, self._asked
+            self._answer = self._asked = None
             if type(answer.get("pid")) is not int or len(handed) != 1:
                 sock.close()
                 return None
@@ -1243,8 +1249,8 @@ class ForkServer:
 
     def fork(self, meta: dict, fds: list) -> tuple[int, int]:
         """``(pid, pidfd)`` of a candidate process that got ``meta`` and ``fds`` (see
-        :func:`run_candidate`): the spare one, or one forked now."""
-        self.ask()
+        :func:`run_candidate`): the spare one (one forked now if its fork had failed); then the
+        next spare is asked for."""
         if self.spare_pid() is None:
             self.ask()
             if self.spare_pid() is None:
@@ -1255,14 +1261,14 @@ class ForkServer:
             send_message(sock, meta, fds)
         finally:
             sock.close()
+        self.ask()
         return pid, pidfd
 
     def exit_status(self, pid: int) -> int:
         """The wait status of candidate process ``pid``, which has exited (blocks until the fork
         server has reaped it)."""
         while pid not in self.statuses:
-            if "exited" not in self._receive()[0]:
-                raise SandboxFault("the fork server sent something else than a wait status")
+            self._receive()
         return self.statuses.pop(pid)
 
 
@@ -1537,8 +1543,8 @@ def _work_directory(files: dict) -> str:
     return workdir
 
 
-def _run_cases(header: dict, candidate: dict, code_fd: int, server: ForkServer, oom_before: int,
-               keep_pids: frozenset) -> list:
+def _run_cases(header: dict, candidate: dict, code_fd: int, server: ForkServer, grader: Grader,
+               oom_before: int) -> list:
     """Run the program once per stdin (the runner is the parent, pumping each run). Each run
     starts from nothing an earlier run touched: its processes are killed, the writable places
     wiped, and the run gets a new work directory with the job's files and only its own stdin."""
@@ -1547,7 +1553,7 @@ def _run_cases(header: dict, candidate: dict, code_fd: int, server: ForkServer, 
     runs = []
     for stdin in candidate["stdins"]:
         if runs:
-            if not sweep(keep_pids):
+            if not sweep(helpers(grader, server)):
                 raise SandboxFault("processes of an earlier run survived the sweep")
             left = scrub()
             if left:
@@ -1579,6 +1585,11 @@ def _run_cases(header: dict, candidate: dict, code_fd: int, server: ForkServer, 
     return runs
 
 
+def helpers(grader: Grader, server: ForkServer) -> frozenset:
+    """The pids of the processes a sweep keeps: the grader, the fork server and its spare."""
+    return frozenset([grader.pid, server.pid, server.spare_pid()])
+
+
 def run_job(header: dict, candidate: dict, grader: Grader, server: ForkServer) -> dict:
     """Run one job: have the fork server fork its candidate process(es), then read the grader
     part, hand it to the grader with a fresh nonce, and check the nonce on the report. The
@@ -1591,7 +1602,7 @@ def run_job(header: dict, candidate: dict, grader: Grader, server: ForkServer) -
         limits, keep = header["limits"], int(header.get("keep_output_bytes", 4096))
         code_fd = code_file(candidate["code"])
         if header["mode"] == "program":
-            runs = _run_cases(header, candidate, code_fd, server, oom_before, frozenset([grader.pid, server.pid]))
+            runs = _run_cases(header, candidate, code_fd, server, grader, oom_before)
             meta = {"mode": "program", "runs": [{"status": r["status"], "error": r["error"],
                                                  "stdout": base64.b64encode(r["stdout"]).decode()} for r in runs]}
         elif header["mode"] == "function":
@@ -1708,11 +1719,10 @@ def main() -> int:
             grader.stop()
         del candidate
         result["id"] = header.get("id")
-        if not sweep(frozenset([grader.pid, server.pid, server.spare_pid()])):
+        if not sweep(helpers(grader, server)):
             _write_line(dict(result, fatal="processes survived the sweep"))
             return 1
         leftovers = scrub()
-        server.ask()  # forked while the host reads this result and sends the next job
         if leftovers:
             result["fatal"] = f"files survived the scrub: {leftovers[:5]}"
         if grader.sock is not None:

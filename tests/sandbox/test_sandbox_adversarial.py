@@ -36,7 +36,7 @@ def assert_canary(pool) -> None:
             pids = sorted(int(p) for p in os.listdir("/proc") if p.isdigit())
             files = sorted(os.listdir("/tmp")) + sorted(os.listdir("/dev/shm"))
             return len(pids), len(files)
-        """, ["assert state() == (4, 1)"]))  # runner, fork server, grader, this process; this job's work dir
+        """, ["assert state() == (5, 1)"]))  # runner, fork server, grader, spare, this process; this job's work dir
     assert result.status is JobStatus.OK, result
 
 
@@ -284,7 +284,7 @@ def test_input_with_no_stdin_fails_fast(fresh):
 def test_candidate_cannot_read_the_runner_or_the_grader(fresh):
     code = """
         import os
-        def others():  # the fork server and the grader
+        def others():  # the fork server, the grader and the spare candidate process
             return [int(p) for p in os.listdir("/proc") if p.isdigit() and int(p) not in (1, os.getpid())]
         def peek(path):
             try:
@@ -301,7 +301,7 @@ def test_candidate_cannot_read_the_runner_or_the_grader(fresh):
             return fields["Uid"].split()[0], fields["CapEff"], fields["NoNewPrivs"], fields["Seccomp"]
         """
     tests = [f"assert peek({path}) == 'PermissionError'" for path in ("'/proc/1/mem'", "'/proc/1/environ'", "'/proc/1/fd'")]
-    tests += [f"assert len(others()) == 2 and all(peek(f'/proc/{{pid}}/{what}') == 'PermissionError' for pid in others())"
+    tests += [f"assert len(others()) == 3 and all(peek(f'/proc/{{pid}}/{what}') == 'PermissionError' for pid in others())"
               for what in ("mem", "fd", "environ")]
     tests.append("assert status() == ('65534', '0000000000000000', '1', '2')")  # non-root, no caps, filtered
     result = fresh.run(function(code, tests))
@@ -483,19 +483,19 @@ def pytest_runtest_makereport(item, call):
 
 
 def test_the_grader_cannot_be_killed_or_stopped(fresh):
-    # The grader and the fork server run as other users: a candidate's signals to them fail, so
-    # killing or stopping them can neither pass a job nor disturb the next one.
+    # The grader, the fork server and its spare run as other users: a candidate's signals to them
+    # fail, so killing or stopping them can neither pass a job nor disturb the next one.
     killer = """
         import os, signal
         def f(x):
             others = [int(p) for p in os.listdir("/proc") if p.isdigit() and int(p) not in (1, os.getpid())]
-            for pid in others:  # the fork server and the grader
+            for pid in others:  # the fork server, the grader and the spare candidate process
                 try:
                     os.kill(pid, signal.{sig})
                 except PermissionError:
                     continue
                 return 0
-            return x * x if len(others) == 2 else 0
+            return x * x if len(others) == 3 else 0
         """
     for sig in ("SIGKILL", "SIGSTOP", "SIGTERM"):
         result = fresh.run(function(killer.format(sig=sig), ["assert f(2) == 4"], limits=Limits(timeout_s=2, test_timeout_s=1)))
