@@ -751,7 +751,7 @@ def hostile_jobs() -> dict[str, FunctionJob | ProgramJob]:
 def primer_jobs() -> list[FunctionJob | ProgramJob]:
     """Right answers run just before each hostile case, in the same container (what a GRPO
     sibling does): a case must not find them."""
-    return [program_job("print(int(input()) ** 2)\n"), function_job("def f(x):\n    return x * x\n")]
+    return [function_job("def f(x):\n    return x * x\n"), program_job("print(int(input()) ** 2)\n")]
 
 
 def replay_jobs() -> list[FunctionJob | ProgramJob]:
