@@ -6,6 +6,7 @@ solutions whose verdicts must be the ones a fresh pool gives (the replay list).
 """
 
 import json
+import re
 
 import pytest
 from redteam_cases import hostile_jobs, primer_jobs, replay_jobs
@@ -42,12 +43,17 @@ def test_at_least_thirty_hostile_cases():
     assert len(HOSTILE) >= 30
 
 
+#: Signs of the runner's own main loop running in a candidate process: its report line, its
+#: frames, its reading of the host stream.
+RUNNER_IN_CANDIDATE = re.compile(r'"error": "runner: |File "sandbox/runner\.py", line \d+, in main\b|stream ended')
+
+
 def assert_clean_boundary(name: str, result) -> None:
-    """What comes back is valid UTF-8 JSON, and no output of the runner's own code (which a
-    candidate process must never run) is in the candidate's output."""
+    """What comes back is valid UTF-8 JSON, and nothing in the candidate's output shows the
+    runner's own code running in a candidate process (a child always hard-exits)."""
     json.dumps(result.to_dict(), ensure_ascii=False).encode("utf-8")
-    outputs = [result.stdout, *(t.stdout for t in result.tests)]
-    assert not any('"error": "runner: ' in text for text in outputs), (name, outputs)
+    outputs = [result.stdout, result.stderr, *(t.stdout for t in result.tests), *(t.stderr for t in result.tests)]
+    assert not any(RUNNER_IN_CANDIDATE.search(text) for text in outputs), (name, outputs)
 
 
 @pytest.mark.parametrize("name", sorted(HOSTILE))
