@@ -7,7 +7,16 @@ import os
 
 import pytest
 
-from rlenv.sandbox import FunctionJob, IOCase, JobResult, JobStatus, Limits, ProgramJob, TestStatus
+from rlenv.sandbox import (
+    ContainerSpec,
+    FunctionJob,
+    IOCase,
+    JobResult,
+    JobStatus,
+    Limits,
+    ProgramJob,
+    TestStatus,
+)
 from rlenv.sandbox.container import runner_source
 from rlenv.sandbox.jobs import encode_job
 from rlenv.sandbox.protocol import Unencodable, compare_output, decode_value, encode_frame, encode_value
@@ -155,6 +164,18 @@ def test_program_job_keeps_expected_outputs_in_the_grader_part():
 def test_malformed_jobs_are_refused_with_a_clear_error(make):
     with pytest.raises((ValueError, TypeError)):
         make()
+
+
+@pytest.mark.parametrize("settings, named", [
+    ({"memory_mb": 300, "tmpfs_mb": 128, "shm_mb": 16}, "memory_mb=300 leaves too little"),
+    ({"tmpfs_inodes": 0}, "tmpfs_inodes"), ({"shm_inodes": -1}, "shm_inodes")])
+def test_container_specs_bound_what_outlives_processes(settings, named):
+    with pytest.raises(ValueError, match=named):
+        ContainerSpec(image="x", **settings)
+    spec = ContainerSpec(image="x")
+    assert spec.memory_mb >= spec.held_outside_processes_mb + 160
+    assert all(f"nr_inodes={n}" in o for n, o in ((spec.tmpfs_inodes, spec.tmpfs_options), (spec.shm_inodes, spec.shm_options)))
+    assert int(spec.sysctls["kernel.shmall"]) * 4096 == int(spec.sysctls["kernel.shmmax"]) == spec.shm_mb << 20
 
 
 def test_job_result_from_report():
