@@ -7,17 +7,8 @@ import os
 
 import pytest
 
-from rlenv.sandbox import (
-    ContainerSpec,
-    FunctionJob,
-    IOCase,
-    JobResult,
-    JobStatus,
-    Limits,
-    ProgramJob,
-    TestStatus,
-)
-from rlenv.sandbox.container import runner_source
+from rlenv.sandbox import FunctionJob, IOCase, JobResult, JobStatus, Limits, ProgramJob, TestStatus
+from rlenv.sandbox.container import ContainerSpec, runner_source
 from rlenv.sandbox.jobs import encode_job
 from rlenv.sandbox.protocol import Unencodable, compare_output, decode_value, encode_frame, encode_value
 from rlenv.sandbox.runner import _install_fds, _read_small, job_status
