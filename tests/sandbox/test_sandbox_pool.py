@@ -74,7 +74,7 @@ def test_containers_run_with_the_hardened_flags(pool, client):
         assert host["CapDrop"] == ["ALL"] and "no-new-privileges" in host["SecurityOpt"]
         assert sorted(host["CapAdd"]) == sorted(RUNNER_CAPABILITIES)  # the runner's; jobs drop them all
         assert not host.get("Binds") and not attrs["Mounts"] and not host.get("Privileged")
-        assert set(host["Tmpfs"]) == {"/tmp"} and "noexec" in host["Tmpfs"]["/tmp"]
+        assert set(host["Tmpfs"]) == {"/tmp", "/dev/shm"} and all("noexec" in o and "nr_inodes" in o for o in host["Tmpfs"].values())
         assert config["User"] == "0:0" and config["StdinOnce"] is True and host["AutoRemove"] is True
         assert config["Labels"][LABEL] == owner_id() and config["Labels"][POOL_LABEL] == pool.pool_id
 

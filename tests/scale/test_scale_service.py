@@ -34,7 +34,9 @@ TOKEN = "s3cret-token"
 
 
 class RaisingVerifier:
-    """ExactMatch, except that a completion containing ``boom`` makes it raise."""
+    """ExactMatch, except that a completion containing ``boom`` makes it raise, and one containing
+    ``lone`` is scored with details whose text is not valid Unicode (a candidate's exception text
+    with lone surrogates, as a verifier may pass it on)."""
 
     name = "raising"
     version = "1"
@@ -42,6 +44,9 @@ class RaisingVerifier:
     def __call__(self, task, completion):
         if "boom" in completion:
             raise RuntimeError(f"verifier exploded on {completion!r}")
+        if "lone" in completion:
+            return RewardResult(0.0, Status.INCORRECT, verifier=self.name, verifier_version=self.version,
+                                details={"error": "ValueError: candidate said \udcff\ud800"})
         return rlenv.make(EXACT).unwrapped.verifier(task, completion)
 
 
@@ -222,6 +227,14 @@ def test_a_verifier_that_raises_gives_per_item_errors_in_place(url):
     out = post(url, "/score", items).json()
     assert [r["status"] for r in out] == ["error" if i % 3 == 0 else "correct" for i in range(8)]
     assert out[3]["details"]["error"] == "RuntimeError: verifier exploded on 'boom'"
+
+
+def test_text_that_is_not_valid_unicode_does_not_void_the_batch(url):
+    items = [{"env_id": RAISING, "index": i, "completion": "lone" if i == 1 else
+              rlenv.make(EXACT).unwrapped.source[i].reference} for i in range(3)]
+    response = post(url, "/score", items)
+    assert response.status_code == 200, response.text
+    assert [r["status"] for r in response.json()] == ["correct", "incorrect", "correct"]
 
 
 BAD_REWARD_REQUESTS = [
