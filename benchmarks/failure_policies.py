@@ -61,8 +61,8 @@ def main(argv: list[str] | None = None) -> None:
     start = time.perf_counter()
     gains = failure_policy_gains(state, before, policies, seeds, algorithm=args.algorithm, lr=args.lr, steps=args.steps,
                                  group_size=args.group_size, rate=args.rate, format_weight=args.format_weight,
-                                 failing=args.failing, workers=args.workers, unit=args.unit,
-                                 parsed_only=args.parsed_only)
+                                 failing=args.failing, workers=args.workers,
+                                 failure_options=dict(unit=args.unit, parsed_only=args.parsed_only))
     clean = statistics.mean(gains["clean"])
     print(f"warm start held-out pass@1 {before:.3f}; {args.rate:.0%} failures (unit: {args.unit}"
           f"{', parsed answers only' if args.parsed_only else ''}; crashing: {args.failing}); "

@@ -87,11 +87,11 @@ def main() -> None:
         canary = pool.run(FunctionJob("def f():\n    return 42\n", ["assert f() == 42"], limits=QUICK))
         stats = pool.stats()
         pool_id = pool.pool_id
-    left = client.containers.list(all=True, filters={"label": f"{POOL_LABEL}={pool_id}"})
+    left = client.containers.list(all=True, ignore_removed=True, filters={"label": f"{POOL_LABEL}={pool_id}"})
     deadline = time.monotonic() + 20
     while left and time.monotonic() < deadline:
         time.sleep(0.5)
-        left = client.containers.list(all=True, filters={"label": f"{POOL_LABEL}={pool_id}"})
+        left = client.containers.list(all=True, ignore_removed=True, filters={"label": f"{POOL_LABEL}={pool_id}"})
 
     table = collections.OrderedDict()
     for (name, expected, _), result in zip(plan, results, strict=True):

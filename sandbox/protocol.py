@@ -386,13 +386,15 @@ def _number(token: str):
 
 
 def _tokens_equal(got: str, want: str, rel_tol: float, abs_tol: float) -> bool:
+    """Equal as strings, as integers, or, only when ``want`` is not an integer token, as floats
+    within the tolerances (an integer answer is exact: ``1e+17`` is not ``100000000000000002``)."""
     if got == want:
         return True
     a, b = _number(got), _number(want)
     if a is None or b is None:
         return False
-    if type(a) is int and type(b) is int:
-        return a == b
+    if type(b) is int:
+        return type(a) is int and a == b
     return math.isclose(float(a), float(b), rel_tol=rel_tol, abs_tol=abs_tol)
 
 
@@ -405,7 +407,8 @@ def compare_output(actual: str, expected: str, mode: str = "tokens", rel_tol: fl
             trailing blank lines.
         ``tokens``: equal sequences of whitespace-separated tokens.
         ``numeric``: same number of (non-trailing-blank) lines and of tokens per line; tokens
-            equal as strings, as integers, or as floats within ``rel_tol``/``abs_tol``.
+            equal as strings, as integers, or as floats within ``rel_tol``/``abs_tol`` where the
+            expected token is not an integer (an expected integer needs the same integer).
     """
     if mode == "exact":
         return _lines(actual) == _lines(expected)

@@ -3,34 +3,43 @@
 Processes of a container::
 
     runner (PID 1, non-dumpable): reads jobs from the host on stdin, one JSON line per job out
+     ├─ fork server (forked before the first job, never holds a job's data): forks candidates,
+     │   └─ spare candidate process (root, waiting for the next job on its own socket)
      ├─ grader (persistent, non-dumpable, never forks): holds tests and expected outputs,
      │   runs trusted test code, compares outputs, reports with the job's nonce
-     └─ candidate process(es), one per program run or per function job: untrusted code, own
-         session, rlimits, fresh work directory, /dev/null or a pipe as stdin
+     └─ candidate process(es), one per program run or per function job: children of the fork
+         server (which reaps them and reports their exit), untrusted code, own session, rlimits,
+         fresh work directory, /dev/null or a pipe as stdin
 
 * The host sends each job as three frames (16 hex digits of length, then the payload): a header,
   the *candidate part* (code, stdin, files) and the *grader part* (tests, expected outputs).
-  The runner forks the job's candidate processes *before* it reads the grader part, and never
-  parses it: it streams it, through a zeroed-after-use buffer, to the grader together with a
-  fresh nonce. So no candidate process ever holds the tests, the expected outputs or the nonce,
-  and no later fork of the runner inherits them.
+  The runner has the job's candidate processes forked *before* it reads the grader part, and
+  never parses it: it streams it, through a zeroed-after-use buffer, to the grader together with
+  a fresh nonce. Candidates descend from the fork server, which the runner forked before any job
+  and which receives only limits and descriptors: a candidate reads its own code from a sealed
+  memfd and gets only its own stdin, so it never holds the tests, the expected outputs, the
+  nonce, or anything of another job or another run of its job (in memory or in heap remnants).
 * Outputs are compared in the grader: a candidate's return values cross a pipe as plain data
   (JSON with tags for tuples, sets, bytes, ...); anything else stays in the candidate as an
   opaque handle that never compares equal to data. The grader reports per-test results with
   the nonce on a socket the candidate does not hold, and the runner accepts only a report
   carrying the nonce. A candidate's exit status never means "passed".
-* After every job the runner kills every process except itself and the grader, reaps them, and
-  wipes the writable directories: no process and no file of a job survives into the next one.
-  PID 1 ignores signals sent from inside the container; a grader that a candidate killed or
-  stopped is replaced, and the job fails.
+* After every program run and every job the runner kills every process except itself, the fork
+  server and the grader, reaps them, and wipes the writable directories; candidates can create
+  no unix socket and no memfd, so no descriptor or memory outlives their processes, and after
+  every job the container's kernel-held state is compared with its idle baseline (a container
+  that did not return to it is replaced). PID 1 ignores signals sent from inside the container;
+  a grader that a candidate killed or stopped is replaced, and the job fails.
 """
 
 from __future__ import annotations
 
 import _signal  # signal.signal's enum wrapping costs a forked job ~0.1 ms of copy-on-write faults
+import ast
 import base64
 import builtins
 import ctypes
+import errno
 import fcntl
 import gc
 import importlib
@@ -124,6 +133,37 @@ def oom_kills() -> int:
     return 0
 
 
+#: Most shared memory (tmpfs, SysV, memfd pages) the container's cgroup may hold after a job
+#: beyond its idle baseline, bytes: page-rounding noise, not a job's leftovers.
+SHMEM_SLACK = 4 << 20
+
+
+def kernel_held() -> dict:
+    """What the container's kernel holds outside every process: blocks and inodes in use on each
+    scrubbed tmpfs, unix sockets, and the shared memory charged to the container's cgroup."""
+    state = {}
+    for root in SCRUB_DIRS[:2]:
+        try:
+            stat = os.statvfs(root)
+        except OSError:
+            continue
+        state[root] = (stat.f_blocks - stat.f_bfree, stat.f_files - stat.f_ffree)
+    state["unix sockets"] = _read_small("/proc/net/unix").count(b"\n") - 1
+    for path in ("/sys/fs/cgroup/memory/memory.stat", "/sys/fs/cgroup/memory.stat"):
+        for line in _read_small(path).splitlines():
+            name, _, value = line.partition(b" ")
+            if name == b"shmem":
+                state["shmem"] = int(value)
+    return state
+
+
+def drift(idle: dict, now: dict) -> list[str]:
+    """How the container's kernel-held state ``now`` differs from its ``idle`` baseline (see
+    :func:`kernel_held`): a job left something there that no scrub can remove."""
+    return [f"{name}: {now.get(name)} (idle: {value})" for name, value in idle.items()
+            if (now.get(name, 0) > value + SHMEM_SLACK if name == "shmem" else now.get(name) != value)]
+
+
 def _install_fds(targets: dict) -> None:
     """Make exactly ``targets`` (``{target_fd: source_fd}``) the open descriptors of this process."""
     top = max(targets) + 1
@@ -200,14 +240,38 @@ def seccomp_program(machine: str) -> _SockFprog:
     return _SockFprog(len(code), ctypes.cast(program, ctypes.POINTER(_SockFilter)))
 
 
-def install_seccomp(machine: str) -> None:
-    """Filter this process, and every process it forks from now on, with :func:`seccomp_program`.
-    The runner installs it once at start-up (compiling a filter in every forked job would cost
-    more than the rest of a trivial job's set-up): the runner and the grader never need those
-    syscalls either."""
-    program = seccomp_program(machine)
+def install_seccomp(program: _SockFprog) -> None:
+    """Filter this process, and every process it forks from now on, with ``program``. The runner
+    installs :func:`seccomp_program` once at start-up (compiling a filter in every forked job
+    would cost more than the rest of a trivial job's set-up): the runner and the grader never need
+    those syscalls either; the fork server adds :func:`candidate_filter`."""
     if _LIBC.prctl(38, 1, 0, 0, 0) != 0 or _LIBC.prctl(22, 2, ctypes.byref(program), 0, 0) != 0:
         raise OSError(ctypes.get_errno(), "could not install the seccomp filter")  # NO_NEW_PRIVS, SET_SECCOMP
+
+
+#: Syscalls a candidate process may not make at all (on top of :data:`DENIED_SYSCALLS`), by
+#: architecture: (``socket``, ``socketpair``, ``memfd_create``). ``socket`` is denied for
+#: ``AF_UNIX`` only: a unix socket can carry descriptors in flight (``SCM_RIGHTS``) that no
+#: process holds, past the job's end; a memfd is memory outside every size limit. The fork
+#: server installs this filter on itself, so every candidate process has it.
+CANDIDATE_DENIED = {"x86_64": (41, 53, 319), "aarch64": (198, 199, 279)}
+_AF_UNIX = 1
+
+
+def candidate_filter(machine: str) -> _SockFprog:
+    """A seccomp BPF program that fails ``socket(AF_UNIX, ...)``, ``socketpair`` and
+    ``memfd_create`` with EPERM (:data:`CANDIDATE_DENIED`) and allows the rest."""
+    if machine not in CANDIDATE_DENIED:
+        raise OSError(f"no candidate seccomp filter for machine {machine!r}: known {sorted(CANDIDATE_DENIED)}")
+    socket_nr, *others = CANDIDATE_DENIED[machine]
+    deny = 6 + len(others)  # index of the final EPERM return
+    code = [(0x20, 0, 0, 0), (0x15, 0, 3, socket_nr),  # ld nr; socket? else skip to the others
+            (0x20, 0, 0, 16), (0x15, deny - 4, 0, _AF_UNIX), (0x06, 0, 0, _SECCOMP_ALLOW)]  # ld args[0]; AF_UNIX?
+    for i, number in enumerate(others):
+        code.append((0x15, deny - (5 + i) - 1, 0, number))
+    code += [(0x06, 0, 0, _SECCOMP_ALLOW), (0x06, 0, 0, _SECCOMP_EPERM)]
+    program = (_SockFilter * len(code))(*code)
+    return _SockFprog(len(code), ctypes.cast(program, ctypes.POINTER(_SockFilter)))
 
 
 def own_state() -> tuple:
@@ -216,24 +280,53 @@ def own_state() -> tuple:
             os.sched_getaffinity(0), os.sched_getscheduler(0))
 
 
-def child_setup(limits: dict, workdir: str, fds: dict) -> None:
+def child_setup(limits: dict, workdir: str, fds: dict) -> str:
     """Turn a freshly forked process into a candidate process: own session, exactly ``fds``,
-    default signals, the work directory, rlimits, the job user with no capabilities (the seccomp
-    filter, no core dumps and ``sys.argv`` come from :func:`main`)."""
+    default signals, the work directory, rlimits, first in line for the OOM killer, the job user
+    with no capabilities (the seccomp filters, no core dumps and ``sys.argv`` come from
+    :func:`main` and the fork server). Returns the job's code, read from the descriptor just
+    below the last one (see :func:`spawn`)."""
     gc.freeze()  # the job's collections never traverse (and copy) the objects it inherited
     os.setsid()
     _install_fds(fds)
+    ready = max(fds)  # the last descriptor; the code is just below it
+    code = _read_code(ready - 1)
     _signal.signal(signal.SIGINT, signal.default_int_handler)  # the runner ignores it; a program expects Python's
     os.chdir(workdir)
     os.umask(0o077)
+    with open("/proc/self/oom_score_adj", "w") as adjust:
+        adjust.write("1000")  # while a candidate process lives, the OOM killer chooses one, never the runner or grader
     _set_limit(resource.RLIMIT_NOFILE, int(limits["max_open_files"]))
     _set_limit(resource.RLIMIT_FSIZE, int(limits["max_file_bytes"]))
     _set_limit(resource.RLIMIT_CPU, int(math.ceil(limits["timeout_s"])) + 1)
     _set_limit(resource.RLIMIT_AS, int(limits["memory_mb"]) << 20)
     become(JOB_UID)
-    ready = max(fds)  # the last descriptor (see spawn)
     os.write(ready, b"1")  # set-up done: from here on, what happens is the candidate's doing
     os.close(ready)
+    return code
+
+
+def _read_code(fd: int) -> str:
+    """The code in the sealed file at ``fd`` (see :func:`code_file`); closes ``fd``."""
+    size, chunks, got = os.fstat(fd).st_size, [], 0
+    while got < size:
+        chunk = os.pread(fd, size - got, got)
+        if not chunk:
+            raise EOFError(f"the code file ended after {got} of {size} bytes")
+        chunks.append(chunk)
+        got += len(chunk)
+    os.close(fd)
+    return b"".join(chunks).decode("utf-8", "surrogatepass")
+
+
+def code_file(code: str) -> int:
+    """A sealed memory file holding ``code``, for :func:`spawn` (the runner's, never a candidate's)."""
+    fd = os.memfd_create("solution.py", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+    data = memoryview(code.encode("utf-8", "surrogatepass"))
+    while data:
+        data = data[os.write(fd, data):]
+    fcntl.fcntl(fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_SEAL | fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_WRITE)
+    return fd
 
 
 def _flush_and_exit(code: int) -> None:
@@ -254,8 +347,9 @@ def _report_setup_failure() -> None:
 
 
 class Child:
-    """A candidate process seen from the runner (its parent, ``reap=True``) or from the grader
-    (which got its descriptors and pidfd from the runner, ``reap=False``). The runner also
+    """A candidate process seen from the runner (``exit_status``: how it learns the process's
+    wait status, from the fork server that reaps it) or from the grader (which got its
+    descriptors and pidfd from the runner, ``exit_status=None``). The runner also
     passes ``host_fd`` (its stdin): input there during a job means the host is gone.
 
     ``pump`` runs the event loop (stdin feeding, output capture with a byte cap, request
@@ -263,10 +357,10 @@ class Child:
     caller waits for happens.
     """
 
-    def __init__(self, pid: int, pidfd: int, out_fd: int, err_fd: int, cap: int, reap: bool, oom_before: int,
+    def __init__(self, pid: int, pidfd: int, out_fd: int, err_fd: int, cap: int, exit_status, oom_before: int,
                  in_fd: int | None = None, in_data: bytes = b"", request_fd: int | None = None,
                  reply_fd: int | None = None, host_fd: int | None = None):
-        self.pid, self.pidfd, self.cap, self.reap = pid, pidfd, cap, reap
+        self.pid, self.pidfd, self.cap, self.exit_status = pid, pidfd, cap, exit_status
         self.out_fd, self.err_fd = out_fd, err_fd
         self.streams = {out_fd: bytearray(), err_fd: bytearray()}
         self.in_fd, self.in_data = in_fd, memoryview(in_data)
@@ -356,8 +450,8 @@ class Child:
                 self.poll.unregister(fd)
 
     def _finish(self) -> None:
-        if self.reap:
-            _, self.status, _ = os.wait4(self.pid, 0)
+        if self.exit_status is not None:
+            self.status = self.exit_status(self.pid)
         self.done, self.ended = True, time.monotonic()
         self.poll.unregister(self.pidfd)
         for fd in (self.out_fd, self.err_fd, self.reply_fd):
@@ -442,42 +536,34 @@ class Child:
                     pass
 
 
-def spawn(limits: dict, workdir: str, stdin: bool, rpc: bool, body) -> tuple[int, dict]:
-    """Fork a candidate process that runs ``body()`` (which never returns) after
-    :func:`child_setup`. Its stdin is a pipe (``stdin``) or /dev/null; ``rpc`` adds a request
-    pipe on fd 3 and a reply pipe on fd 4.
+def spawn(server: ForkServer, limits: dict, workdir: str, mode: str, code_fd: int) -> tuple[int, dict]:
+    """Have the fork server fork a candidate process that runs the code in ``code_fd`` (see
+    :func:`code_file`) in ``mode`` (``"program"``: stdin a pipe; ``"function"``: stdin
+    /dev/null, a request pipe on fd 3 and a reply pipe on fd 4), after :func:`child_setup`.
 
-    Returns ``(pid, fds)`` with the parent's ends: ``out``, ``err``, ``in`` (or None),
+    Returns ``(pid, fds)`` with the runner's ends: ``out``, ``err``, ``in`` (or None),
     ``request``, ``reply`` (or None), ``pidfd`` and ``ready`` (see :func:`set_up`).
     """
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
     ready_r, ready_w = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
-    if stdin:
+    if mode == "program":
         in_r, in_w = os.pipe()
     else:
         in_r, in_w = os.open(os.devnull, os.O_RDONLY), None
     req_r = req_w = rep_r = rep_w = None
-    if rpc:
+    passed = [in_r, out_w, err_w]
+    if mode == "function":
         req_r, req_w = os.pipe()
         rep_r, rep_w = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        try:
-            fds = {0: in_r, 1: out_w, 2: err_w}
-            if rpc:
-                fds.update({3: req_r, 4: rep_w})
-            fds[max(fds) + 1] = ready_w
-            child_setup(limits, workdir, fds)
-        except BaseException:
-            _report_setup_failure()
-        body()
-        os._exit(EXIT_SETUP)
-    for fd in (in_r, out_w, err_w, req_r, rep_w, ready_w):
-        if fd is not None:
+        passed += [req_r, rep_w]
+    try:
+        pid, pidfd = server.fork({"limits": limits, "workdir": workdir, "mode": mode}, [*passed, code_fd, ready_w])
+    finally:
+        for fd in (*passed, ready_w):
             os.close(fd)
     return pid, {"out": out_r, "err": err_r, "in": in_w, "request": req_w, "reply": rep_r,
-                 "pidfd": os.pidfd_open(pid), "ready": ready_r}
+                 "pidfd": pidfd, "ready": ready_r}
 
 
 def set_up(ready_fd: int) -> bool:
@@ -767,7 +853,8 @@ def _run_function(child: Child, grader: dict, job_deadline: float, test_timeout:
     rpc = RemoteCandidate(child)
     results = [{"status": TestStatus.NOT_RUN, "time_s": 0.0, "error": None} for _ in grader["tests"]]
     try:
-        compiled = [compile(source, f"<test {i}>", "exec") for i, source in enumerate(grader["tests"])]
+        trees = [compile(source, f"<test {i}>", "exec", ast.PyCF_ONLY_AST) for i, source in enumerate(grader["tests"])]
+        compiled = [compile(tree, f"<test {i}>", "exec") for i, tree in enumerate(trees)]
         compiled_setup = compile(grader["setup"], "<grader setup>", "exec")
     except SyntaxError as exc:
         return {"status": JobStatus.SANDBOX_ERROR, "tests": results, "error": f"test code does not compile: {_exception_text(exc)}"}
@@ -794,7 +881,7 @@ def _run_function(child: Child, grader: dict, job_deadline: float, test_timeout:
         previous = signal.signal(signal.SIGALRM, _alarm)
         signal.setitimer(signal.ITIMER_REAL, max(0.001, job_deadline - time.monotonic()))
         try:  # whatever goes wrong with the names the candidate reported is the candidate's failure
-            load_error = _bind(namespace, names, grader, rpc)
+            load_error = _bind(namespace, names, grader, names_used(trees), rpc)
         except GraderTimeout:
             load_status, load_error = TestStatus.TIMEOUT, "binding the candidate's names ran past the time limit"
         except BaseException as exc:
@@ -860,17 +947,37 @@ BINDABLE_MODULES = frozenset((
     "statistics", "string", "struct", "sys", "textwrap", "time", "types", "typing", "unicodedata", "zlib"))
 
 
-def _bind(namespace: dict, names: dict, grader: dict, rpc: RemoteCandidate) -> str | None:
-    """Bind the candidate's globals into the test namespace; returns an error or None.
+def names_used(trees: list) -> tuple[frozenset, frozenset]:
+    """``(every name, names used as a module)`` of the tests' syntax trees: a name is used as a
+    module when the tests read an attribute of it (``math.isclose``, ``sys.getsizeof``)."""
+    names, modules = set(), set()
+    for tree in trees:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name):
+                names.add(node.id)
+            elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+                modules.add(node.value.id)
+    return frozenset(names), frozenset(modules)
 
-    Names the grader already has (from its setup code) and builtins are left alone unless
-    ``bind`` names them (a task whose entry point is called ``sum`` calls the candidate's
-    ``sum``); a module the candidate imported is bound only if it is one of
-    :data:`BINDABLE_MODULES`, imported here by that fixed name.
+
+def _bind(namespace: dict, names: dict, grader: dict, used: tuple, rpc: RemoteCandidate) -> str | None:
+    """Bind what the tests name (``used``, from :func:`names_used`) into their namespace;
+    returns an error or None.
+
+    In this order, each step never replacing what an earlier one bound: the grader's setup
+    (trusted code, run before); a name the tests use as a module that is one of
+    :data:`BINDABLE_MODULES` is the grader's own module, whatever the candidate holds under that
+    name; then, with ``import_names``, each candidate global the tests name (never a builtin): a
+    module the candidate imported only if it is one of :data:`BINDABLE_MODULES`, imported here by
+    that fixed name, anything else a handle on the candidate's object. ``bind`` comes last and
+    wins (a task whose entry point is called ``sum`` calls the candidate's ``sum``).
     """
+    used, as_modules = used
+    for name in sorted(as_modules & BINDABLE_MODULES):
+        namespace.setdefault(name, importlib.import_module(name))
     if grader.get("import_names", True):
         for name, entry in names.items():
-            if type(name) is not str or name in namespace or hasattr(builtins, name):
+            if type(name) is not str or name not in used or name in namespace or hasattr(builtins, name):
                 continue
             if type(entry) is not list or len(entry) != 2 or type(entry[0]) is not str or type(entry[1]) is not str:
                 continue
@@ -892,7 +999,7 @@ def grade_function(meta: dict, grader: dict, fds: list) -> dict:
     request pipe, reply pipe, stdout, stderr and pidfd."""
     limits = meta["limits"]
     request_fd, reply_fd, out_fd, err_fd, pidfd = fds
-    child = Child(meta["pid"], pidfd, out_fd, err_fd, int(limits["max_output_bytes"]), reap=False,
+    child = Child(meta["pid"], pidfd, out_fd, err_fd, int(limits["max_output_bytes"]), exit_status=None,
                   oom_before=meta["oom_before"], request_fd=request_fd, reply_fd=reply_fd)
     try:
         report = _run_function(child, grader, meta["started"] + float(limits["timeout_s"]),
@@ -949,16 +1056,43 @@ def recv_message(sock: socket.socket):
     return json.loads(bytes(view[:meta_size])), bytes(view[meta_size:]), fds
 
 
-def grader_loop(sock: socket.socket) -> None:
-    """Body of the grader process: grade one job per message and answer with the report,
-    which carries the job's nonce. Never forks. Before each job it checks that its own limits and
-    scheduling are as they were; after each, it asks to be retired once it has grown too big."""
-    state = own_state()
+def send_message(sock: socket.socket, meta: dict, fds: list = ()) -> None:
+    """Send one message of JSON ``meta``, no payload and the descriptors ``fds`` (see
+    :func:`recv_message`)."""
+    body = json.dumps(meta, ensure_ascii=True, allow_nan=False).encode()
+    data = _MESSAGE.pack(len(body), 0) + body
+    sent = socket.send_fds(sock, [data], fds) if fds else 0
+    if sent < len(data):  # (an empty send to a peer that already read it all and left fails)
+        sock.sendall(data[sent:])
+
+
+def serve(sock: socket.socket, answer) -> None:
+    """Answer each message on ``sock`` with ``answer(meta, payload, fds)`` (JSON-ready), the
+    message's descriptors closed once it returns; exit at the end of the stream."""
     while True:
         message = recv_message(sock)
         if message is None:
             os._exit(0)
         meta, payload, fds = message
+        try:
+            reply = answer(meta, payload, fds)
+        finally:
+            for fd in fds:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        send_message(sock, reply)
+        del message, meta, payload, reply
+
+
+def grader_loop(sock: socket.socket) -> None:
+    """Body of the grader process: grade one job per message and answer with the report,
+    which carries the job's nonce. Never forks. Before each job it checks that its own limits and
+    scheduling are as they were; after each, it asks to be retired once it has grown too big."""
+    state = own_state()
+
+    def grade(meta: dict, payload: bytes, fds: list) -> dict:
         try:
             if own_state() != state:
                 raise SandboxFault("the grader's limits or scheduling changed")
@@ -970,18 +1104,172 @@ def grader_loop(sock: socket.socket) -> None:
         except BaseException as exc:
             report = {"status": JobStatus.SANDBOX_ERROR, "tests": [], "error": f"grader error: {_exception_text(exc)}",
                       "fatal": f"grader error: {_exception_text(exc)}"}
-        finally:
-            for fd in fds:
-                try:
-                    os.close(fd)
-                except OSError:
-                    pass
         if resource.getrusage(resource.RUSAGE_SELF).ru_maxrss > GRADER_MAX_RSS_KB:
             report["retire"] = True
         report["nonce"] = meta["nonce"]
-        data = json.dumps(report, ensure_ascii=True, allow_nan=False).encode()
-        sock.sendall(_MESSAGE.pack(len(data), 0) + data)
-        del message, meta, payload, report, data
+        return report
+
+    serve(sock, grade)
+
+
+# ---------------------------------------------------------------------------------------------
+# the fork server: the parent of every candidate process
+def fork_server_loop(sock: socket.socket) -> None:
+    """Body of the fork server: per request (a socket, the only descriptor it carries), fork a
+    spare candidate process that waits on that socket for its job, and answer with its pid and
+    pidfd; reap each candidate process as it exits and send its wait status. Nothing of any job
+    reaches this process, and so none of it is in what a candidate inherits from it."""
+    children: dict[int, int] = {}  # pidfd -> pid
+    poll = select.poll()
+    poll.register(sock, _POLL_IN)
+    while True:
+        for fd, _ in poll.poll():
+            if fd in children:
+                pid = children.pop(fd)
+                poll.unregister(fd)
+                os.close(fd)
+                send_message(sock, {"exited": pid, "status": os.waitpid(pid, 0)[1]})
+                continue
+            message = recv_message(sock)
+            if message is None:
+                os._exit(0)
+            _, _, fds = message
+            try:
+                pid = os.fork()
+                if pid == 0:
+                    try:  # nothing of this loop may run in the child
+                        _install_fds({3: fds[0]})
+                        run_candidate(socket.socket(fileno=3))
+                    finally:
+                        os._exit(EXIT_SETUP)
+                pidfd = os.pidfd_open(pid)  # before this process reaps it: a zombie has a pidfd too
+                children[pidfd] = pid
+                poll.register(pidfd, _POLL_IN)
+                answer, handed = {"pid": pid}, [pidfd]
+            except OSError as exc:  # e.g. the pids limit: the runner reports it
+                answer, handed = {"pid": None, "error": f"could not fork a candidate process: {exc}"}, []
+            finally:
+                for passed in fds:
+                    os.close(passed)
+            send_message(sock, answer, handed)
+
+
+def run_candidate(sock: socket.socket) -> None:
+    """Body of a candidate process: wait on ``sock`` for the job (limits, work directory, mode
+    and descriptors: see :func:`spawn`), :func:`child_setup`, then the program or the function
+    server. Never returns: whatever escapes the candidate's code ends the process, so no code of
+    the fork server ever runs as the candidate."""
+    try:
+        message = recv_message(sock)
+        if message is None:
+            os._exit(0)  # the runner stopped before it had a job for this process
+        meta, _, fds = message
+        sock.close()
+        code = child_setup(meta["limits"], meta["workdir"], dict(enumerate(fds)))  # stdin, ..., code, ready
+    except BaseException:
+        _report_setup_failure()
+    try:
+        (program_main if meta["mode"] == "program" else function_main)(code)
+    finally:
+        os._exit(1)
+
+
+class ForkServer:
+    """The runner's handle on the fork server, a process it forks before its first job (when it
+    holds no job's data yet) and from which every candidate process is forked (see
+    :func:`fork_server_loop`). It keeps the runner's user and the capabilities to make the job
+    user, and adds :func:`candidate_filter` to its seccomp filters. It is the parent of the
+    candidate processes: their wait statuses come from it (kept here until asked for).
+
+    A spare candidate process is asked for as soon as the last one got its job, so the next one
+    is forked while a job runs and waits, off any job's path, for its own (:meth:`fork`): a
+    sweep keeps it (:meth:`spare_pid`)."""
+
+    def __init__(self) -> None:
+        self.pid = 0
+        self.sock: socket.socket | None = None
+        self.statuses: dict[int, int] = {}
+        self._asked: socket.socket | None = None  # our end of the socket of a spare not yet answered for
+        self._answer: tuple | None = None  # the fork server's answer about it, once read
+        self._spare: tuple | None = None  # (pid, pidfd, our end of its socket)
+
+    def start(self) -> None:
+        ours, theirs = socket.socketpair()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                null = os.open(os.devnull, os.O_RDWR)
+                _install_fds({0: null, 1: null, 2: null, 3: theirs.fileno()})
+                install_seccomp(candidate_filter(os.uname().machine))
+                fork_server_loop(socket.socket(fileno=3))
+            finally:
+                os._exit(EXIT_SETUP)
+        theirs.close()
+        self.pid, self.sock = pid, ours
+        self.ask()
+
+    def ask(self) -> None:
+        """Have a spare candidate process forked, unless there is one."""
+        if self._spare is None and self._asked is None:
+            ours, theirs = socket.socketpair()
+            try:
+                send_message(self.sock, {}, [theirs.fileno()])
+            finally:
+                theirs.close()
+            self._asked = ours
+
+    def _receive(self) -> None:
+        """Read the next message of the fork server: a wait status (kept in :attr:`statuses`)
+        or the answer about the spare asked for (kept in :attr:`_answer`)."""
+        message = recv_message(self.sock)
+        if message is None:
+            raise SandboxFault("the fork server exited")
+        meta, _, fds = message
+        if "exited" in meta:
+            self.statuses[meta["exited"]] = meta["status"]
+        elif self._asked is None or self._answer is not None:
+            raise SandboxFault(f"the fork server answered {meta!r:.100} without a question")
+        else:
+            self._answer = (meta, fds)
+
+    def spare_pid(self) -> int | None:
+        """The pid of the spare candidate process (waiting for the fork server's answer if it
+        is due), None when there is none (its fork failed: :meth:`fork` asks again)."""
+        if self._spare is None and self._asked is not None:
+            while self._answer is None:
+                self._receive()
+            (answer, handed), sock = self._answer, self._asked
+            self._answer = self._asked = None
+            if type(answer.get("pid")) is not int or len(handed) != 1:
+                sock.close()
+                return None
+            self.statuses.pop(answer["pid"], None)  # an earlier process's, its pid now reused
+            self._spare = (answer["pid"], handed[0], sock)
+        return self._spare[0] if self._spare is not None else None
+
+    def fork(self, meta: dict, fds: list) -> tuple[int, int]:
+        """``(pid, pidfd)`` of a candidate process that got ``meta`` and ``fds`` (see
+        :func:`run_candidate`): the spare one (one forked now if its fork had failed); then the
+        next spare is asked for."""
+        if self.spare_pid() is None:
+            self.ask()
+            if self.spare_pid() is None:
+                raise OSError("the fork server could not fork a candidate process")
+        pid, pidfd, sock = self._spare
+        self._spare = None
+        try:
+            send_message(sock, meta, fds)
+        finally:
+            sock.close()
+        self.ask()
+        return pid, pidfd
+
+    def exit_status(self, pid: int) -> int:
+        """The wait status of candidate process ``pid``, which has exited (blocks until the fork
+        server has reaped it)."""
+        while pid not in self.statuses:
+            self._receive()
+        return self.statuses.pop(pid)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1132,42 +1420,47 @@ def sweep(keep: frozenset) -> bool:
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
-def _entries(dir_fd: int) -> list:
-    """``(name, is_directory)`` of every entry of the directory open at ``dir_fd``."""
-    with os.scandir(dir_fd) as entries:
-        return [(entry.name, entry.is_dir(follow_symlinks=False)) for entry in entries]
-
-
 def empty_directory(root: str) -> None:
     """Remove everything below the directory ``root``, whatever a job made there: any depth, names
     that add up to paths longer than ``PATH_MAX``, directories without permissions, symlinks
-    (never followed). Iterative and relative to directory descriptors: the subdirectories of a
-    directory being removed are first moved up into ``root``, so no more than two directories are
-    open and no path is ever longer than one name. (The runner may bypass permissions.)"""
+    (never followed), any number of entries. Iterative, streaming and relative to directory
+    descriptors: the subdirectories of a directory being removed are first moved up into
+    ``root``, so no more than two directories are open, no path is ever longer than one name, and
+    the memory used does not grow with what the job made. (The runner may bypass permissions.)"""
     root_fd = os.open(root, _DIR_FLAGS)
-    moved = 0
     try:
-        top = _entries(root_fd)
-        while top:
-            moved_before = moved
-            for name, is_dir in top:
-                if not is_dir:
-                    os.unlink(name, dir_fd=root_fd)
-                    continue
-                fd = os.open(name, _DIR_FLAGS, dir_fd=root_fd)
-                try:
-                    for inner, inner_is_dir in _entries(fd):
-                        if inner_is_dir:
-                            moved += 1
-                            os.rename(inner, f".scrub-{os.urandom(6).hex()}-{moved}", src_dir_fd=fd, dst_dir_fd=root_fd)
-                        else:
-                            os.unlink(inner, dir_fd=fd)
-                finally:
-                    os.close(fd)
-                os.rmdir(name, dir_fd=root_fd)
-            top = _entries(root_fd) if moved > moved_before else []  # only what was moved up is left
+        while _remove_entries(root_fd):
+            pass  # entries moved up into root during the pass are removed by the next one
     finally:
         os.close(root_fd)
+
+
+def _remove_entries(root_fd: int) -> bool:
+    """One pass over the directory open at ``root_fd``: unlink files, move the subdirectories of
+    each directory up into it, remove the emptied directories. Whether anything was found."""
+    found = False
+    with os.scandir(root_fd) as entries:
+        for entry in entries:
+            found = True
+            if not entry.is_dir(follow_symlinks=False):
+                os.unlink(entry.name, dir_fd=root_fd)
+                continue
+            fd = os.open(entry.name, _DIR_FLAGS, dir_fd=root_fd)
+            try:
+                with os.scandir(fd) as inner_entries:
+                    for inner in inner_entries:
+                        if inner.is_dir(follow_symlinks=False):
+                            os.rename(inner.name, f".scrub-{os.urandom(8).hex()}", src_dir_fd=fd, dst_dir_fd=root_fd)
+                        else:
+                            os.unlink(inner.name, dir_fd=fd)
+            finally:
+                os.close(fd)
+            try:
+                os.rmdir(entry.name, dir_fd=root_fd)
+            except OSError as exc:  # not emptied in one go (the listing missed an entry): the next pass removes it
+                if exc.errno != errno.ENOTEMPTY:
+                    raise
+    return found
 
 
 def scrub() -> list[str]:
@@ -1241,22 +1534,37 @@ def _write_files(workdir: str, files: dict) -> None:
         os.chown(path, JOB_UID, JOB_UID)
 
 
-def _run_cases(header: dict, candidate: dict, workdir: str, oom_before: int, keep_pids: frozenset) -> list:
-    """Run the program once per stdin (the runner is the parent, pumping each run). Processes
-    an earlier run left behind are killed before the next run starts."""
-    limits, keep, code = header["limits"], int(header.get("keep_output_bytes", 4096)), candidate["code"]
+def _work_directory(files: dict) -> str:
+    """A new work directory holding ``files``, owned by the job user."""
+    workdir = os.path.join(WORK_ROOT, "job-" + os.urandom(6).hex())
+    os.mkdir(workdir, 0o700)
+    os.chown(workdir, JOB_UID, JOB_UID)
+    _write_files(workdir, files)
+    return workdir
+
+
+def _run_cases(header: dict, candidate: dict, code_fd: int, server: ForkServer, grader: Grader,
+               oom_before: int) -> list:
+    """Run the program once per stdin (the runner is the parent, pumping each run). Each run
+    starts from nothing an earlier run touched: its processes are killed, the writable places
+    wiped, and the run gets a new work directory with the job's files and only its own stdin."""
+    limits, keep = header["limits"], int(header.get("keep_output_bytes", 4096))
     job_deadline = time.monotonic() + float(limits["timeout_s"])
     runs = []
     for stdin in candidate["stdins"]:
-        if runs and not sweep(keep_pids):
-            raise SandboxFault("processes of an earlier run survived the sweep")
+        if runs:
+            if not sweep(helpers(grader, server)):
+                raise SandboxFault("processes of an earlier run survived the sweep")
+            left = scrub()
+            if left:
+                raise SandboxFault(f"files of an earlier run survived the scrub: {left[:5]}")
         began = time.monotonic()
         if began >= job_deadline:
             runs.append({"status": TestStatus.NOT_RUN, "error": "not run: the job's time limit was reached", "time_s": 0.0,
                          "exit_code": None, "stdout": b"", "stderr": ""})
             continue
-        pid, fds = spawn(limits, workdir, True, False, lambda: program_main(code))
-        child = Child(pid, fds["pidfd"], fds["out"], fds["err"], int(limits["max_output_bytes"]), reap=True,
+        pid, fds = spawn(server, limits, _work_directory(candidate.get("files", {})), "program", code_fd)
+        child = Child(pid, fds["pidfd"], fds["out"], fds["err"], int(limits["max_output_bytes"]), server.exit_status,
                       oom_before=oom_before, in_fd=fds["in"], in_data=stdin.encode("utf-8", "surrogateescape"),
                       host_fd=0)
         why = child.pump(min(job_deadline, began + float(limits["test_timeout_s"])))
@@ -1277,25 +1585,28 @@ def _run_cases(header: dict, candidate: dict, workdir: str, oom_before: int, kee
     return runs
 
 
-def run_job(header: dict, candidate: dict, grader: Grader) -> dict:
-    """Run one job: fork its candidate process(es), then read the grader part, hand it to the
-    grader with a fresh nonce, and check the nonce on the report. The caller sweeps."""
+def helpers(grader: Grader, server: ForkServer) -> frozenset:
+    """The pids of the processes a sweep keeps: the grader, the fork server and its spare."""
+    return frozenset([grader.pid, server.pid, server.spare_pid()])
+
+
+def run_job(header: dict, candidate: dict, grader: Grader, server: ForkServer) -> dict:
+    """Run one job: have the fork server fork its candidate process(es), then read the grader
+    part, hand it to the grader with a fresh nonce, and check the nonce on the report. The
+    caller sweeps."""
     began = time.monotonic()
     oom_before = oom_kills()
-    runs, fds, ready = [], [], None
+    runs, fds, ready, code_fd = [], [], None, None
+    server.statuses.clear()  # of earlier jobs' processes, never asked for
     try:
         limits, keep = header["limits"], int(header.get("keep_output_bytes", 4096))
-        workdir = os.path.join(WORK_ROOT, "job-" + os.urandom(6).hex())
-        os.mkdir(workdir, 0o700)
-        os.chown(workdir, JOB_UID, JOB_UID)
-        _write_files(workdir, candidate.get("files", {}))
+        code_fd = code_file(candidate["code"])
         if header["mode"] == "program":
-            runs = _run_cases(header, candidate, workdir, oom_before, frozenset([grader.pid]))
+            runs = _run_cases(header, candidate, code_fd, server, grader, oom_before)
             meta = {"mode": "program", "runs": [{"status": r["status"], "error": r["error"],
                                                  "stdout": base64.b64encode(r["stdout"]).decode()} for r in runs]}
         elif header["mode"] == "function":
-            code = candidate["code"]
-            pid, parts = spawn(limits, workdir, False, True, lambda: function_main(code))
+            pid, parts = spawn(server, limits, _work_directory(candidate.get("files", {})), "function", code_fd)
             fds, ready = [parts["request"], parts["reply"], parts["out"], parts["err"], parts["pidfd"]], parts["ready"]
             meta = {"mode": "function", "pid": pid, "started": began, "limits": limits, "keep_output_bytes": keep,
                     "oom_before": oom_before}
@@ -1304,6 +1615,9 @@ def run_job(header: dict, candidate: dict, grader: Grader) -> dict:
     except BaseException:
         _read_grader_part()[:] = b""  # keep the stream in step
         raise
+    finally:
+        if code_fd is not None:
+            os.close(code_fd)
     # Only now, after every candidate process is forked, do the grader part and the nonce exist here.
     payload = _read_grader_part()
     nonce = meta["nonce"] = os.urandom(16).hex()
@@ -1366,7 +1680,7 @@ def main() -> int:
         return 2
     os.chdir("/")  # nothing a job can write is the runner's or the grader's working directory
     os.setgroups([])  # root's supplementary groups: no process of the container keeps any
-    install_seccomp(os.uname().machine)
+    install_seccomp(seccomp_program(os.uname().machine))
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # PID 1: nothing inside the container may stop it
     if _set_dumpable(0) != 0:
         sys.stderr.write("could not make the runner non-dumpable\n")
@@ -1380,9 +1694,12 @@ def main() -> int:
     gc.collect()
     gc.freeze()  # forked jobs then never traverse (and copy-on-write) the runner's objects
     ctypes.CDLL(None).malloc_trim(0)  # free heap pages (start-up garbage) are not copied into every fork
+    server = ForkServer()
+    server.start()  # before the first job: no candidate process inherits memory that held a job's data
     grader = Grader()
     grader.start()
     state = own_state()
+    idle = kernel_held()
     _write_line({"ready": True, "runner": RUNNER_VERSION, "python": sys.version.split()[0], "uid": os.getuid(),
                  "job_uid": JOB_UID, "grader_uid": GRADER_UID})
     while True:
@@ -1395,14 +1712,14 @@ def main() -> int:
         try:
             if own_state() != state:
                 raise SandboxFault("the runner's limits or scheduling changed")
-            result = run_job(header, candidate, grader)
-        except (OSError, ValueError, KeyError, TypeError, SandboxFault) as exc:
+            result = run_job(header, candidate, grader, server)
+        except (OSError, ValueError, KeyError, TypeError, EOFError, SandboxFault) as exc:
             error = f"runner: {_exception_text(exc)}"
             result = {"status": JobStatus.SANDBOX_ERROR, "tests": [], "error": error, "fatal": error}
             grader.stop()
         del candidate
         result["id"] = header.get("id")
-        if not sweep(frozenset([grader.pid])):
+        if not sweep(helpers(grader, server)):
             _write_line(dict(result, fatal="processes survived the sweep"))
             return 1
         leftovers = scrub()
@@ -1414,6 +1731,10 @@ def main() -> int:
             grader.stop()
         if grader.sock is None:
             grader.start()
+        left_in_kernel = drift(idle, kernel_held())
+        if left_in_kernel:
+            leftovers.append("the container did not return to idle")
+            result["fatal"] = f"the container did not return to idle: {left_in_kernel}"
         _write_line(result)
         if leftovers:
             return 1

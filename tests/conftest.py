@@ -15,6 +15,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from waiting import PATIENCE_S
 
 os.environ["HF_DATASETS_OFFLINE"] = "1"
 
@@ -125,7 +126,7 @@ def serve_app():
         thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
         thread.start()
         running.append((server, thread, sock))
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + PATIENCE_S
         while not server.started:
             assert thread.is_alive() and time.monotonic() < deadline, "the uvicorn server did not start"
             time.sleep(0.02)
@@ -134,7 +135,7 @@ def serve_app():
     yield start
     for server, thread, sock in running:
         server.should_exit = True
-        thread.join(timeout=10)
+        thread.join(timeout=PATIENCE_S)
         sock.close()
 
 

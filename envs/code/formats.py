@@ -5,7 +5,8 @@
   ``check`` that contains an ``assert`` is one test (preceding set-up statements go with it).
 * :class:`AssertTests` (MBPP): the completion is a module; each ``assert`` line of
   ``test_list`` is one test. ``test_setup_code`` runs after the completion, in the candidate's
-  process (it may build objects of the candidate's own classes); assertions never do.
+  process (it may build objects of the candidate's own classes), and its imports run again in
+  the grader, whose modules the tests see; assertions never run in the candidate.
 * :class:`IOTests`: the completion is a program; each ``(stdin, expected stdout)`` pair is one
   test, compared ``exact``-ly, token by token or with numeric tolerance.
 
@@ -130,6 +131,18 @@ def _check_time_limit(value: float | None) -> None:
         raise ValueError(f"time_limit_s must be None or a number of seconds in (0, 3600), got {value!r}")
 
 
+def import_statements(source: str) -> str:
+    """The top-level ``import`` statements of ``source`` (empty when it has none or does not
+    parse): what MBPP's set-up code imports for the tests, to be imported on the trusted side
+    too (the candidate's process could have planted anything under those module names)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return ""
+    return "\n".join(ast.get_source_segment(source, node) for node in tree.body
+                     if isinstance(node, (ast.Import, ast.ImportFrom)))
+
+
 @dataclasses.dataclass(frozen=True)
 class AssertTests:
     """Hidden tests of an MBPP-format task: ``assert`` statements, each one test.
@@ -138,7 +151,8 @@ class AssertTests:
         tests: The ``assert`` statements.
         setup: Code run after the candidate's code in the candidate's process (MBPP's
             ``test_setup_code``: it may build objects of the candidate's classes); the names it
-            defines are visible to the tests as candidate objects.
+            defines are visible to the tests as candidate objects, but the modules it imports
+            are imported again in the grader, and the tests see those.
         entry_points: Functions the tests call that must be the candidate's even where their
             names are builtins' (a task asking for ``sum``); other candidate names are visible
             to the tests too, but never in place of a builtin.
@@ -177,7 +191,8 @@ class AssertTests:
         if code is None:
             return None
         program = f"{code}\n\n{self.setup}\n" if self.setup.strip() else f"{code}\n"
-        return FunctionJob(program, self.tests, setup=self.test_imports, bind={name: name for name in self.entry_points},
+        trusted = "\n".join(part for part in (self.test_imports, import_statements(self.setup)) if part)
+        return FunctionJob(program, self.tests, setup=trusted, bind={name: name for name in self.entry_points},
                            limits=limits)
 
     @classmethod

@@ -123,7 +123,8 @@ class _Json(JSONResponse):
     """JSON that also carries what verifiers put in ``details`` beyond plain JSON types (as text)."""
 
     def render(self, content: Any) -> bytes:
-        return json.dumps(content, default=str, ensure_ascii=False).encode("utf-8")
+        # ASCII JSON: any str, even one a verifier did not make valid Unicode, renders.
+        return json.dumps(content, default=str, ensure_ascii=True).encode("ascii")
 
 
 class RewardService:

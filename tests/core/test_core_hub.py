@@ -10,6 +10,7 @@ from pathlib import Path
 
 import datasets
 import pytest
+from waiting import PATIENCE_S
 
 import rlenv
 from rlenv import sources
@@ -61,7 +62,7 @@ def test_offline_without_cache_every_catalog_default_is_a_clear_error(tmp_path):
 
 def test_offline_cli_error_names_the_dataset_and_local_files(tmp_path):
     done = subprocess.run([sys.executable, "-m", "rlenv", "show", "rlenv/GSM8K-v0"], env=offline_env(tmp_path),
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=PATIENCE_S)
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert done.stderr.startswith("rlenv show: error: rlenv/GSM8K-v0: cannot load its default data, split 'test' of "
                                   "the Hugging Face dataset openai/gsm8k (main): HF_DATASETS_OFFLINE is set")

@@ -17,6 +17,7 @@ import time
 import urllib.request
 
 import pytest
+from waiting import PATIENCE_S
 
 from rlenv.cli import main
 from rlenv.inference import Sampling
@@ -76,14 +77,14 @@ def vllm_server(checkpoint, tmp_path_factory):
              "--max-model-len", "256", "--enforce-eager", "--gpu-memory-utilization", "0.2"],
             stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True)
     try:
-        wait_for(f"http://127.0.0.1:{port}/v1/models", 240, process)
+        wait_for(f"http://127.0.0.1:{port}/v1/models", PATIENCE_S, process)
     except (RuntimeError, TimeoutError) as exc:
         os.killpg(process.pid, signal.SIGKILL)
         pytest.fail(f"{exc}\n{log.read_text()[-3000:]}")
     yield f"http://127.0.0.1:{port}/v1"
     os.killpg(process.pid, signal.SIGTERM)
     try:
-        process.wait(timeout=30)
+        process.wait(timeout=PATIENCE_S)
     except subprocess.TimeoutExpired:
         os.killpg(process.pid, signal.SIGKILL)
 
@@ -165,12 +166,12 @@ class FlakyServer:
 
     def __enter__(self):
         self.thread.start()
-        wait_for(f"http://127.0.0.1:{self.port}/v1/models", 30)
+        wait_for(f"http://127.0.0.1:{self.port}/v1/models", PATIENCE_S)
         return f"http://127.0.0.1:{self.port}/v1"
 
     def __exit__(self, *exc):
         self.server.should_exit = True
-        self.thread.join(timeout=10)
+        self.thread.join(timeout=PATIENCE_S)
 
 
 def test_server_failures_become_error_rows_and_nothing_is_lost(tmp_path):

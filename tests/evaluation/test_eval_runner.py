@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from waiting import PATIENCE_S
 
 import rlenv
 from rlenv.evaluation import EvalOptions, evaluate_samples, pass_at_k, read_results
@@ -37,7 +38,7 @@ def make_samples(per_task=4, right_every=2):
 
 def run_cli(*args, cwd):
     proc = subprocess.run([sys.executable, "-m", "rlenv", *args], capture_output=True, text=True, cwd=cwd,
-                          timeout=120, env=CLI_ENV)
+                          timeout=PATIENCE_S, env=CLI_ENV)
     assert proc.returncode == 0, proc.stderr
     return proc
 
@@ -101,8 +102,8 @@ def test_eval_cli_samples_writes_reports_and_compare(tmp_path):
 def test_eval_cli_reports_bad_input(tmp_path):
     (tmp_path / "s.jsonl").write_text(json.dumps({"task_id": "nope", "completion": "x"}) + "\n")
     proc = subprocess.run([sys.executable, "-m", "rlenv", "eval", ENV_ID, "--samples", "s.jsonl", "--out", "o"],
-                          capture_output=True, text=True, cwd=tmp_path, timeout=120, env=CLI_ENV)
+                          capture_output=True, text=True, cwd=tmp_path, timeout=PATIENCE_S, env=CLI_ENV)
     assert proc.returncode == 2 and "unknown task_id 'nope'" in proc.stderr
     proc = subprocess.run([sys.executable, "-m", "rlenv", "eval", ENV_ID, "--samples", "s.jsonl", "--out", "o",
-                           "-k", "x"], capture_output=True, text=True, cwd=tmp_path, timeout=120, env=CLI_ENV)
+                           "-k", "x"], capture_output=True, text=True, cwd=tmp_path, timeout=PATIENCE_S, env=CLI_ENV)
     assert proc.returncode == 2 and "comma-separated" in proc.stderr

@@ -2,9 +2,10 @@
 
 verl needs omegaconf/hydra, which need antlr4 4.9; math-verify's full LaTeX grammar needs antlr4
 4.13 (with 4.9, ``\\boxed{10\\%}`` no longer parses), so verl cannot be installed beside rlenv's
-own test environment. ``.ci/run`` builds ``.venv-verl``: a virtualenv on top of the system
-packages (``--system-site-packages``, so it sees rlenv, torch, transformers, ray) holding only
-antlr4 4.9.3, omegaconf, hydra-core and verl (without its version pins). Its interpreter can be
+own test environment. ``.ci/run`` builds ``.venv-verl``: a virtualenv on top of rlenv's environment
+(a ``.pth`` file adds its site-packages after the venv's own, so it sees rlenv, torch, transformers,
+ray) holding only antlr4 4.9.3, omegaconf, hydra-core and verl (without its version pins, at the
+versions of ``.ci/verl-constraints.txt``). Its interpreter can be
 given as ``RLENV_VERL_PYTHON``. Each case here reports one case of ``verl_cases.py`` from a single
 pytest run in that environment.
 """

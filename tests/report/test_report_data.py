@@ -9,6 +9,7 @@ import re
 
 import pytest
 from report_helpers import DATA_ARGS, ENV_ID, math_run, run_cli
+from waiting import PATIENCE_S
 
 from rlenv.envs.code import detect_code_tampering
 from rlenv.evaluation import compare_results, read_results
@@ -134,4 +135,4 @@ def run_cli_failing(*args, cwd):
     from report_helpers import CLI_ENV
 
     return subprocess.run([sys.executable, "-m", "rlenv", *args], capture_output=True, text=True, cwd=cwd,
-                          timeout=120, env=CLI_ENV)
+                          timeout=PATIENCE_S, env=CLI_ENV)

@@ -7,6 +7,7 @@ import textwrap
 
 import docker
 import pytest
+from waiting import PATIENCE_S
 
 from rlenv.sandbox import ContainerSpec, FunctionJob, IOCase, ProgramJob, SandboxPool, build
 
@@ -101,9 +102,9 @@ def test_with_ci_true_docker_tests_fail_instead_of_skipping(tmp_path):
         (tmp_path / conftest).write_text(open(os.path.join(REPO, "tests", conftest)).read())
     env = {**os.environ, "DOCKER_HOST": "unix:///nonexistent/docker.sock", "PYTHONPATH": REPO}
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir", str(tmp_path), str(probe)]
-    in_ci = subprocess.run(command, capture_output=True, text=True, env={**env, "CI": "true"}, timeout=120)
+    in_ci = subprocess.run(command, capture_output=True, text=True, env={**env, "CI": "true"}, timeout=PATIENCE_S)
     assert in_ci.returncode != 0 and "1 error" in in_ci.stdout and "CI=true" in in_ci.stdout, in_ci.stdout
-    local = subprocess.run(command, capture_output=True, text=True, env={**env, "CI": "false"}, timeout=120)
+    local = subprocess.run(command, capture_output=True, text=True, env={**env, "CI": "false"}, timeout=PATIENCE_S)
     assert local.returncode == 0 and "1 skipped" in local.stdout, local.stdout
 
 

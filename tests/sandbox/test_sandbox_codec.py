@@ -8,7 +8,7 @@ import os
 import pytest
 
 from rlenv.sandbox import FunctionJob, IOCase, JobResult, JobStatus, Limits, ProgramJob, TestStatus
-from rlenv.sandbox.container import runner_source
+from rlenv.sandbox.container import ContainerSpec, runner_source
 from rlenv.sandbox.jobs import encode_job
 from rlenv.sandbox.protocol import Unencodable, compare_output, decode_value, encode_frame, encode_value
 from rlenv.sandbox.runner import _install_fds, _read_small, job_status
@@ -89,7 +89,10 @@ def test_malformed_wire_values_raise(wire):
     ("tokens", "", "1", False),
     ("numeric", "2.3333333333333335\n", "2.3333333333", True),
     ("numeric", "2.34\n", "2.3333333333", False),
-    ("numeric", "1 2.0000001\n", "1 2", True),
+    ("numeric", "1 2.0000001\n", "1 2.0", True),
+    ("numeric", "1 2.0000001\n", "1 2", False),  # an expected integer is exact
+    ("numeric", "1e+17\n", "100000000000000002\n", False),
+    ("numeric", "9.0\n", "9\n", False),
     ("numeric", "1 2\n3\n", "1 2 3\n", False),  # same tokens, other line layout
     ("numeric", "10000000000000000000001\n", "10000000000000000000000\n", False),  # big ints exact
     ("numeric", "nan\n", "nan\n", True),  # equal strings
@@ -152,6 +155,18 @@ def test_program_job_keeps_expected_outputs_in_the_grader_part():
 def test_malformed_jobs_are_refused_with_a_clear_error(make):
     with pytest.raises((ValueError, TypeError)):
         make()
+
+
+@pytest.mark.parametrize("settings, named", [
+    ({"memory_mb": 300, "tmpfs_mb": 128, "shm_mb": 16}, "memory_mb=300 leaves too little"),
+    ({"tmpfs_inodes": 0}, "tmpfs_inodes"), ({"shm_inodes": -1}, "shm_inodes")])
+def test_container_specs_bound_what_outlives_processes(settings, named):
+    with pytest.raises(ValueError, match=named):
+        ContainerSpec(image="x", **settings)
+    spec = ContainerSpec(image="x")
+    assert spec.memory_mb >= spec.held_outside_processes_mb + 160
+    assert all(f"nr_inodes={n}" in o for n, o in ((spec.tmpfs_inodes, spec.tmpfs_options), (spec.shm_inodes, spec.shm_options)))
+    assert int(spec.sysctls["kernel.shmall"]) * 4096 == int(spec.sysctls["kernel.shmmax"]) == spec.shm_mb << 20
 
 
 def test_job_result_from_report():
@@ -287,3 +302,13 @@ def test_the_container_gets_one_standard_library_file_with_the_protocol_inlined(
     assert "rlenv" not in "".join(line for line in source.splitlines() if line.startswith(("import", "from")))
     assert source.count("def encode_value(") == source.count("class JobStatus(") == 1
     assert source.count("from __future__ import annotations") == 1 and source.startswith('"""The in-container')
+
+
+def test_report_texts_become_valid_unicode_at_the_boundary():
+    lone = "\udcff\ud800"
+    report = {"status": "failed", "error": f"raised {lone}", "stdout": lone, "stderr": "ok é",
+              "tests": [{"status": "failed", "error": f"ValueError: {lone}", "stdout": "", "stderr": lone}]}
+    result = JobResult.from_report(report, {}, None)
+    json.dumps(result.to_dict(), ensure_ascii=False).encode("utf-8")
+    assert result.error == "raised " + "\ufffd" * 6 and result.stderr == "ok é"
+    assert result.tests[0].error == "ValueError: " + "\ufffd" * 6

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 import ray
 from ray.cluster_utils import Cluster
+from waiting import PATIENCE_S, wait_until
 
 import rlenv
 from rlenv.integrations.trl import reward_funcs
@@ -170,13 +171,6 @@ def run_in_thread(fn):
     return thread, out
 
 
-def wait_until(condition, timeout_s: float = 60.0):
-    deadline = time.monotonic() + timeout_s
-    while not condition():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.05)
-
-
 def numbered(n: int) -> tuple[list[Task], list[str]]:
     return [Task(str(i), "p") for i in range(n)], ["x"] * n
 
@@ -188,9 +182,9 @@ def test_killing_an_actor_mid_batch_loses_nothing(cluster):
     executor.score(verifier, tasks[:4], completions[:4])  # actors up
     victim = executor.actors(verifier)[0]
     thread, out = run_in_thread(lambda: executor.score(verifier, tasks, completions))
-    wait_until(lambda: ray.get(victim.scored.remote()) >= 24)  # mid-batch: the victim is scoring
+    assert wait_until(lambda: ray.get(victim.scored.remote()) >= 24)  # mid-batch: the victim is scoring
     ray.kill(victim)
-    thread.join(120)
+    thread.join(PATIENCE_S)
     assert [r.value for r in out["result"]] == [float(i) for i in range(400)]  # each item once, in order
     assert executor.failed_calls >= 1 and executor.retried_chunks >= 1
     assert victim not in executor.actors(verifier)  # replaced on the next batch ...
@@ -295,14 +289,14 @@ def test_cli_score_on_the_cluster_equals_local(cluster, tmp_path):
     samples.write_text("".join(json.dumps({"task_id": t.id, "completion": c}) + "\n" for t, c in zip(tasks, completions)))
     command = [sys.executable, "-m", "rlenv", "score", "rlenv/Arithmetic-v0", "--samples", str(samples)]
     local = subprocess.run([*command, "--out", str(tmp_path / "local.jsonl")], capture_output=True, text=True,
-                           timeout=120)
+                           timeout=PATIENCE_S)
     remote = subprocess.run([*command, "--out", str(tmp_path / "ray.jsonl"), "--executor", "ray",
-                             "--ray-address", cluster.address], capture_output=True, text=True, timeout=180)
+                             "--ray-address", cluster.address], capture_output=True, text=True, timeout=PATIENCE_S)
     assert local.returncode == 0 and remote.returncode == 0, remote.stderr[-2000:]
     assert (tmp_path / "ray.jsonl").read_text() == (tmp_path / "local.jsonl").read_text()
     assert remote.stdout == local.stdout  # the summary line
     misuse = subprocess.run([*command, "--out", str(tmp_path / "x.jsonl"), "--ray-address", cluster.address],
-                            capture_output=True, text=True, timeout=60)
+                            capture_output=True, text=True, timeout=PATIENCE_S)
     assert misuse.returncode == 2 and "--ray-address needs --executor ray" in misuse.stderr
 
 
@@ -317,7 +311,7 @@ def test_the_reward_service_scores_through_the_cluster(cluster, serve_app):
     bodies = [[{"env_id": "rlenv/Arithmetic-v0", "task_id": t.id, "completion": c}
                for t, c in zip(tasks[i:i + 16], completions[i:i + 16])] for i in range(0, 64, 16)]
     with cf.ThreadPoolExecutor(4) as pool:  # concurrent requests share the executor's actors
-        answers = list(pool.map(lambda body: httpx.post(url + "/score", json=body, timeout=120), bodies))
+        answers = list(pool.map(lambda body: httpx.post(url + "/score", json=body, timeout=PATIENCE_S), bodies))
     assert all(a.status_code == 200 for a in answers)
     assert [row["status"] for a in answers for row in a.json()] == expected
 
@@ -335,7 +329,7 @@ def test_ray_is_imported_only_for_the_ray_executor():
     code = ("import sys, rlenv; env = rlenv.make('rlenv/ExactMatch-v0'); t = env.unwrapped.source[0]; "
             "rlenv.score(env, [{'task_id': t.id, 'completion': t.reference}]); "
             "print(sorted(m for m in ('ray', 'fastapi', 'httpx', 'uvicorn') if m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=PATIENCE_S, check=True)
     assert out.stdout.strip() == "[]"
 
 
@@ -349,12 +343,12 @@ def test_a_node_removed_mid_batch_loses_nothing(cluster):
                  if node == cluster.worker.node_id]
     assert len(on_worker) == 1
     thread, out = run_in_thread(lambda: executor.score(verifier, tasks, completions))
-    wait_until(lambda: ray.get(on_worker[0].scored.remote()) >= 20)
+    assert wait_until(lambda: ray.get(on_worker[0].scored.remote()) >= 20)
     cluster.remove_node(cluster.worker)
-    thread.join(120)
+    thread.join(PATIENCE_S)
     assert [r.value for r in out["result"]] == [float(i) for i in range(300)]
     assert executor.failed_calls >= 1
-    wait_until(lambda: sum(n["Alive"] for n in ray.nodes()) == 1, 30)
+    assert wait_until(lambda: sum(n["Alive"] for n in ray.nodes()) == 1)
     assert len(executor.actors(verifier)) == 1  # the next batch runs on the node that is left
     executor.shutdown()
     with pytest.raises(RuntimeError, match="shut down"):

@@ -13,6 +13,7 @@ import time
 import gymnasium
 import httpx
 import pytest
+from waiting import PATIENCE_S
 
 import rlenv
 from rlenv import registry
@@ -33,7 +34,9 @@ TOKEN = "s3cret-token"
 
 
 class RaisingVerifier:
-    """ExactMatch, except that a completion containing ``boom`` makes it raise."""
+    """ExactMatch, except that a completion containing ``boom`` makes it raise, and one containing
+    ``lone`` is scored with details whose text is not valid Unicode (a candidate's exception text
+    with lone surrogates, as a verifier may pass it on)."""
 
     name = "raising"
     version = "1"
@@ -41,6 +44,9 @@ class RaisingVerifier:
     def __call__(self, task, completion):
         if "boom" in completion:
             raise RuntimeError(f"verifier exploded on {completion!r}")
+        if "lone" in completion:
+            return RewardResult(0.0, Status.INCORRECT, verifier=self.name, verifier_version=self.version,
+                                details={"error": "ValueError: candidate said \udcff\ud800"})
         return rlenv.make(EXACT).unwrapped.verifier(task, completion)
 
 
@@ -94,7 +100,7 @@ def free_port() -> int:
 
 def post(url, path, body, **kwargs):
     content = body if isinstance(body, (bytes, str)) else json.dumps(body)
-    return httpx.post(url + path, content=content, headers={"Content-Type": "application/json", **kwargs}, timeout=60)
+    return httpx.post(url + path, content=content, headers={"Content-Type": "application/json", **kwargs}, timeout=PATIENCE_S)
 
 
 def math_env():
@@ -128,9 +134,9 @@ def test_score_returns_the_local_results_in_order_for_every_way_of_naming_a_task
         assert RewardResult.from_dict({k: row[k] for k in local.to_dict()}) == local
         assert row["reward"] == local.value and row["truncated"] is False
     assert {r["status"] for r in out} == {"correct", "incorrect"}
-    health = httpx.get(url + "/health").json()
+    health = httpx.get(url + "/health", timeout=PATIENCE_S).json()
     assert health == {"status": "ok", "envs": [MATH, EXACT, RAISING, BAD_WRAPPER]}
-    envs = {e["env_id"]: e for e in httpx.get(url + "/envs").json()}
+    envs = {e["env_id"]: e for e in httpx.get(url + "/envs", timeout=PATIENCE_S).json()}
     assert envs[MATH] == {"env_id": MATH, "verifier": "math", "verifier_version": "2", "placement": "cpu",
                           "tasks": None}
     assert envs[EXACT]["tasks"] == 8
@@ -153,7 +159,7 @@ def test_openrlhf_get_reward_is_reward_func(url):
 
 
 def test_authentication(secured):
-    assert httpx.get(secured + "/health").status_code == 200  # liveness stays open
+    assert httpx.get(secured + "/health", timeout=PATIENCE_S).status_code == 200  # liveness stays open
     for method, path in (("GET", "/envs"), ("POST", "/score"), ("POST", f"/get_reward?env_id={EXACT}")):
         missing = httpx.request(method, secured + path, content="[]")
         assert missing.status_code == 401 and "missing bearer token" in missing.json()["error"]
@@ -211,7 +217,7 @@ def test_an_oversized_body_without_content_length_is_refused_while_streaming(url
             yield b"x" * 1024
         yield b'"}]'
 
-    response = httpx.post(url + "/score", content=chunks(), timeout=30)  # chunked: no Content-Length
+    response = httpx.post(url + "/score", content=chunks(), timeout=PATIENCE_S)  # chunked: no Content-Length
     assert response.status_code == 413 and "exceeds the limit of 65536 bytes" in response.json()["error"]
 
 
@@ -221,6 +227,14 @@ def test_a_verifier_that_raises_gives_per_item_errors_in_place(url):
     out = post(url, "/score", items).json()
     assert [r["status"] for r in out] == ["error" if i % 3 == 0 else "correct" for i in range(8)]
     assert out[3]["details"]["error"] == "RuntimeError: verifier exploded on 'boom'"
+
+
+def test_text_that_is_not_valid_unicode_does_not_void_the_batch(url):
+    items = [{"env_id": RAISING, "index": i, "completion": "lone" if i == 1 else
+              rlenv.make(EXACT).unwrapped.source[i].reference} for i in range(3)]
+    response = post(url, "/score", items)
+    assert response.status_code == 200, response.text
+    assert [r["status"] for r in response.json()] == ["correct", "incorrect", "correct"]
 
 
 BAD_REWARD_REQUESTS = [
@@ -304,11 +318,11 @@ def test_rlenv_serve_command(tmp_path):
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
     try:
         url = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + PATIENCE_S
         while True:
             assert server.poll() is None, server.stdout.read()
             try:
-                if httpx.get(url + "/health").status_code == 200:
+                if httpx.get(url + "/health", timeout=PATIENCE_S).status_code == 200:
                     break
             except httpx.TransportError:
                 assert time.monotonic() < deadline, "rlenv serve did not start"
@@ -316,12 +330,12 @@ def test_rlenv_serve_command(tmp_path):
         task = rlenv.make(MATH, level=3).unwrapped.source[0]
         headers = {"Authorization": f"Bearer {TOKEN}"}
         out = httpx.post(url + "/score", json=[{"env_id": MATH, "task_id": task.id, "completion": task.gold_completion}],
-                         headers=headers).json()
+                         headers=headers, timeout=PATIENCE_S).json()
         assert out[0]["status"] == "correct" and out[0]["task_id"] == task.id  # level=3 reached the env
-        assert httpx.get(url + "/envs").status_code == 401
+        assert httpx.get(url + "/envs", timeout=PATIENCE_S).status_code == 401
     finally:
         server.terminate()
-        server.wait(timeout=30)
+        server.wait(timeout=PATIENCE_S)
     bad = subprocess.run([sys.executable, "-m", "rlenv", "serve", "--env", MATH, "--env-arg", EXACT, "a=1"],
-                         capture_output=True, text=True, timeout=60)
+                         capture_output=True, text=True, timeout=PATIENCE_S)
     assert bad.returncode == 2 and "--env-arg names 'rlenv/ExactMatch-v0', which is not served" in bad.stderr

@@ -13,6 +13,7 @@ import time
 
 import httpx
 import pytest
+from waiting import PATIENCE_S
 
 import rlenv
 
@@ -29,18 +30,18 @@ def server():
     process = subprocess.Popen([sys.executable, "-m", "rlenv", "serve", "--env", ENV_ID, "--port", str(port)],
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + PATIENCE_S
     while True:
         assert process.poll() is None, process.stdout.read()
         try:
-            httpx.get(url + "/health").raise_for_status()
+            httpx.get(url + "/health", timeout=PATIENCE_S).raise_for_status()
             break
         except httpx.TransportError:
             assert time.monotonic() < deadline, "rlenv serve did not start"
             time.sleep(0.2)
     yield url
     process.terminate()
-    process.wait(timeout=30)
+    process.wait(timeout=PATIENCE_S)
 
 
 def test_16_clients_x_200_requests_lose_nothing(server):
@@ -50,7 +51,7 @@ def test_16_clients_x_200_requests_lose_nothing(server):
 
     def client(c: int) -> list[float]:
         latencies = []
-        with httpx.Client(base_url=server, timeout=30) as http:
+        with httpx.Client(base_url=server, timeout=PATIENCE_S) as http:
             for r in range(REQUESTS):
                 task = tasks[c * REQUESTS + r]
                 body = [{"env_id": ENV_ID, "task_id": task.id, "completion": task.gold_completion},

@@ -2,6 +2,13 @@
 trainer's, weights that follow the policy, and GRPO that learns like with HF ``generate``.
 
 vLLM's CPU attention needs a head size of 64 or more, so the policies here have one head of 64.
+
+One GRPO run's held-out gain varies with the seed (test_trainer_learning.py's GRPO setting, trainer
+seeds 0-5: +0.198, +0.085, +0.150, +0.152, +0.223, +0.192; mean +0.167, sd 0.048), and HF and vLLM
+rollouts draw different samples, so the two runs here are two draws from that distribution: each
+must clear MIN_RUN_GAIN (below the lowest seed) and they may differ by up to MAX_RUN_DIFFERENCE
+(three standard deviations of the difference of two runs). That the two back-ends sample the same
+policy is shown exactly, by the log-probabilities (``rollout/logprob_diff``).
 """
 
 import logging
@@ -26,6 +33,8 @@ from rlenv.trainers.tiny import tiny_causal_lm, tiny_tokenizer
 pytest.importorskip("vllm")
 
 PROMPTS = ["12+3=", "hello", "Compute: 4+8"]
+MIN_RUN_GAIN = 0.03
+MAX_RUN_DIFFERENCE = 0.2
 
 
 def vllm_policy(seed=0, scale=1.0):
@@ -126,8 +135,8 @@ def test_grpo_with_vllm_rollouts_learns_like_hf(one_torch_thread):
     state = {k: v.clone() for k, v in model.state_dict().items()}
     hf, vllm = grpo_gain("hf", state, before), grpo_gain("vllm", state, before)
     logging.getLogger(__name__).info("held-out pass@1 %.3f: GRPO gain hf %+.3f, vllm %+.3f", before, hf, vllm)
-    assert hf >= 0.15 and vllm >= 0.15, (before, hf, vllm)
-    assert abs(hf - vllm) <= 0.15, (before, hf, vllm)
+    assert hf >= MIN_RUN_GAIN and vllm >= MIN_RUN_GAIN, (before, hf, vllm)
+    assert abs(hf - vllm) <= MAX_RUN_DIFFERENCE, (before, hf, vllm)
 
 
 def test_online_dpo_and_self_training_sample_through_vllm():

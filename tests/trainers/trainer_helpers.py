@@ -202,42 +202,65 @@ def policy_gradient_gain(state: dict, before: float, algorithm, config: dict, fa
     return held_out_pass_at_1(model, tok, env) - before, history
 
 
-def _failure_policy_run(job: tuple) -> float:
-    """One run of :func:`failure_policy_gains` (a module-level function, so that worker processes can run it)."""
+def _gain_of_run(job: tuple) -> tuple[float, float]:
+    """One run of :func:`parallel_gains` (a module-level function, so that worker processes can run it)."""
     import torch
 
     from rlenv.trainers import ALGORITHMS
 
-    state, before, policy, seed, settings = job
+    state, before, run = job
     torch.set_num_threads(1)
-    config = dict(RL_BUDGET, steps=settings["steps"], group_size=settings["group_size"], lr=settings["lr"], seed=seed,
+    run = {**RUN_DEFAULTS, **run}
+    policy, seed = run["policy"], run["seed"]
+    config = dict(RL_BUDGET, steps=run["steps"], group_size=run["group_size"], lr=run["lr"], seed=seed,
                   fail_fast_fraction=None, on_verifier_error="mask" if policy == "clean" else policy)
-    algorithm = ALGORITHMS[settings["algorithm"]].replace(ppo_epochs=PPO_EPOCHS)
-    rate = 0.0 if policy == "clean" else settings["rate"]
-    return policy_gradient_gain(state, before, algorithm, config, rate, settings["format_weight"], settings["failing"],
-                                seed=seed, **settings["failure_options"])[0]
+    algorithm = ALGORITHMS[run["algorithm"]].replace(ppo_epochs=PPO_EPOCHS)
+    rate = 0.0 if policy == "clean" else run["rate"]
+    gain, history = policy_gradient_gain(state, before, algorithm, config, rate, run["format_weight"], run["failing"],
+                                         seed=seed, **run["failure_options"])
+    episodes = config["num_tasks"] * config["group_size"]
+    hit = [m["failures/rescored"] / episodes if policy == "resample" else m["failures/fraction"] for m in history]
+    return gain, sum(hit) / len(hit)
 
 
-def failure_policy_gains(state: dict, before: float, policies: list[str], seeds: list[int], *, algorithm: str = "grpo",
-                         lr: float = 5e-4, steps: int = 60, group_size: int = 4, rate: float = 0.3,
-                         format_weight: float = 0.0, failing: str = "reward", workers: int = 2,
-                         **failure_options) -> dict[str, list[float]]:
-    """Held-out pass@1 gain, per seed, of runs under each ``on_verifier_error`` policy (``"clean"``: no failures).
+#: What a run of :func:`parallel_gains` is unless it says otherwise.
+RUN_DEFAULTS = dict(algorithm="grpo", lr=5e-4, seed=0, policy="clean", steps=60, group_size=4, rate=0.3,
+                    format_weight=0.0, failing="reward", failure_options={})
 
-    Every run starts from the warm start ``(state, before)``: preset ``algorithm`` on :data:`RL_BUDGET`
-    with ``steps``, ``group_size`` and ``lr`` set, the seed being the trainer's and picking which
-    calls fail (``rate``, ``failing`` and ``failure_options`` as :func:`policy_gradient_gain` and
-    :func:`with_failures` take them). ``workers`` runs go at once, in processes of one thread each,
-    started afresh (``spawn``: a fork of a process with running threads, as a test session has, can hang).
+
+def parallel_gains(state: dict, before: float, runs: list[dict], workers: int = 2) -> list[tuple[float, float]]:
+    """``(held-out pass@1 gain, mean failed fraction per step)`` of each run, from the warm start ``(state, before)``.
+
+    A run is a dict of :data:`RUN_DEFAULTS` keys: preset ``algorithm`` on :data:`RL_BUDGET` with
+    ``steps``, ``group_size``, ``lr`` and the trainer's ``seed``, under ``on_verifier_error`` =
+    ``policy`` (``"clean"``: no failures) with ``rate`` of the calls failing as
+    :func:`policy_gradient_gain` and :func:`with_failures` take them (the seed also picks which
+    calls fail). The failed fraction is the share of each step's episodes that failed (for
+    ``resample``: that were re-scored). ``workers`` runs go at once (:func:`in_workers`), on one
+    thread each; each run's result depends only on its settings, not on which worker ran it.
     """
+    unknown = {key for run in runs for key in run} - set(RUN_DEFAULTS)
+    if unknown:
+        raise ValueError(f"unknown run settings {sorted(unknown)}: expected keys of RUN_DEFAULTS")
+    return in_workers(_gain_of_run, [(state, before, run) for run in runs], workers)
+
+
+def in_workers(function, jobs: list, workers: int = 2) -> list:
+    """``[function(job) for job in jobs]``, ``workers`` at once in processes started afresh (``spawn``: a fork of
+    a process with running threads, as a test session has, can hang). ``function`` must be importable by name."""
     import concurrent.futures
     import multiprocessing
 
-    settings = dict(algorithm=algorithm, lr=lr, steps=steps, group_size=group_size, rate=rate,
-                    format_weight=format_weight, failing=failing, failure_options=failure_options)
-    jobs = [(state, before, policy, seed, settings) for policy in policies for seed in seeds]
     with concurrent.futures.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-        gains = list(pool.map(_failure_policy_run, jobs))
+        return list(pool.map(function, jobs))
+
+
+def failure_policy_gains(state: dict, before: float, policies: list[str], seeds: list[int], *, workers: int = 2,
+                         **settings) -> dict[str, list[float]]:
+    """Held-out pass@1 gain, per seed, of runs under each ``on_verifier_error`` policy (``"clean"``: no failures),
+    the other ``settings`` as :func:`parallel_gains` takes them (keys of :data:`RUN_DEFAULTS`)."""
+    runs = [dict(settings, policy=policy, seed=seed) for policy in policies for seed in seeds]
+    gains = [gain for gain, _ in parallel_gains(state, before, runs, workers)]
     return {policy: gains[i * len(seeds):(i + 1) * len(seeds)] for i, policy in enumerate(policies)}
 
 
@@ -247,4 +270,5 @@ def tiny_policy(seed: int = 0, hidden_size: int = 64, num_layers: int = 2):
     return tiny_causal_lm(tok, hidden_size=hidden_size, num_layers=num_layers, seed=seed), tok
 
 
-__all__ = ["HELD_OUT_PROBLEMS", "HELD_OUT_START", "PPO_EPOCHS", "RL_BUDGET", "InjectedFailures", "MAX_NEW_TOKENS", "NUM_TASKS", "TRAIN_SIZE", "addition_env", "with_failures", "with_format_term", "ANSWER_FORMAT", "failure_policy_gains", "make_task_env", "policy_gradient_gain", "rlenv", "tiny_policy", "training_split", "held_out_indices", "held_out_pass_at_1", "warm_start_state"]
+__all__ = ["HELD_OUT_PROBLEMS", "HELD_OUT_START", "PPO_EPOCHS", "RL_BUDGET", "InjectedFailures", "MAX_NEW_TOKENS", "NUM_TASKS", "TRAIN_SIZE", "addition_env", "with_failures", "with_format_term", "ANSWER_FORMAT", "failure_policy_gains", "parallel_gains", "in_workers", "RUN_DEFAULTS", "make_task_env", "policy_gradient_gain", "rlenv", "tiny_policy", "training_split", "held_out_indices", "held_out_pass_at_1", "warm_start_state"]
+

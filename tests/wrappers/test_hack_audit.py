@@ -6,6 +6,7 @@ import sys
 import textwrap
 
 import pytest
+from waiting import PATIENCE_S
 
 import rlenv
 from rlenv import registry
@@ -125,7 +126,7 @@ def test_cli_writes_rows_and_ends_with_the_json_summary(tmp_path):
     samples.write_text("".join(json.dumps(s) + "\n" for s in SAMPLES), encoding="utf-8")
     out = tmp_path / "audit" / "rows.jsonl"
     proc = subprocess.run([sys.executable, "-m", "rlenv", "audit", "rlenv/ExactMatch-v0", "--samples", str(samples),
-                           "--out", str(out), "--executor", "serial"], capture_output=True, text=True, timeout=120)
+                           "--out", str(out), "--executor", "serial"], capture_output=True, text=True, timeout=PATIENCE_S)
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.strip().splitlines()
     summary = json.loads(lines[-1])
@@ -141,7 +142,7 @@ def test_cli_env_args_reach_the_env(tmp_path):
     out = tmp_path / "rows.jsonl"
     proc = subprocess.run([sys.executable, "-m", "rlenv", "audit", "rlenv/Format-v0", "--samples", str(samples),
                            "--env-arg", "format=think_answer_lenient", "--env-arg", "answer_check=exact_match",
-                           "--out", str(out)], capture_output=True, text=True, timeout=120)
+                           "--out", str(out)], capture_output=True, text=True, timeout=PATIENCE_S)
     assert proc.returncode == 0, proc.stderr
     row = json.loads(out.read_text().splitlines()[0])
     assert row["raw_reward"] > 1.0 and row["hacks"][0]["kind"] == "empty_think"  # paid format + answer, flagged
@@ -154,14 +155,14 @@ def test_cli_runs_the_detectors_named(tmp_path):
     run = [sys.executable, "-m", "rlenv", "audit", "rlenv/ExactMatch-v0", "--samples", str(samples), "--executor",
            "serial", "--no-report"]
     proc = subprocess.run([*run, "--out", str(tmp_path / "a.jsonl"), "--detectors", "repetition,answer_hedging"],
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=PATIENCE_S)
     assert proc.returncode == 0, proc.stderr
     assert list(json.loads(proc.stdout.strip().splitlines()[-1])["detectors"]) == ["repetition", "answer_hedging"]
     proc = subprocess.run([*run, "--out", str(tmp_path / "b.jsonl"), "--detectors", "chess"],
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=PATIENCE_S)
     assert proc.returncode == 2 and "no detector registered as 'chess'" in proc.stderr
     listed = subprocess.run([sys.executable, "-m", "rlenv", "list", "--detectors", "--json"], capture_output=True,
-                            text=True, timeout=120)
+                            text=True, timeout=PATIENCE_S)
     rows = {r["detector"]: r["default_for"] for r in map(json.loads, listed.stdout.splitlines())}
     assert "rlenv/HumanEval-v0" in rows["code_tampering"] and "rlenv/GSM8K-v0" not in rows["code_tampering"]
 
@@ -169,5 +170,5 @@ def test_cli_runs_the_detectors_named(tmp_path):
 def test_cli_reports_a_missing_file(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "rlenv", "audit", "rlenv/ExactMatch-v0", "--samples",
                            str(tmp_path / "nope.jsonl"), "--out", str(tmp_path / "o.jsonl")],
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=PATIENCE_S)
     assert proc.returncode == 2 and "nope.jsonl" in proc.stderr

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from waiting import PATIENCE_S
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "tests" / "data" / "hacks" / "corpus.jsonl"
@@ -37,7 +38,7 @@ def test_corpus_covers_every_hack_and_the_required_clean_controls(rows):
 def test_corpus_is_what_the_generator_writes(tmp_path):
     out = tmp_path / "corpus.jsonl"
     subprocess.run([sys.executable, str(CORPUS.parent / "make_corpus.py"), "--out", str(out)], check=True,
-                   capture_output=True, text=True, timeout=120, cwd=ROOT)
+                   capture_output=True, text=True, timeout=PATIENCE_S, cwd=ROOT)
     assert out.read_text(encoding="utf-8") == CORPUS.read_text(encoding="utf-8")
 
 

@@ -7,6 +7,7 @@ import textwrap
 import time
 
 import pytest
+from waiting import scaled
 
 import rlenv
 from rlenv import Status, Task
@@ -111,7 +112,7 @@ def test_a_slow_correct_reference_passes_with_its_calibrated_limit(docker_ready)
         assert {r.status for r in default} == {Status.TIMEOUT}
         began = time.monotonic()
         calibrated = calibrate_time_limits(tasks, factor=3.0, floor_s=1.0, pool=pool)
-        assert time.monotonic() - began < 30
+        assert time.monotonic() - began < scaled(30)
         assert all(t.reference.time_limit_s >= 10.0 for t in calibrated)
         verifier = CodeVerifier(pool=pool)
         assert [r.status for r in verifier.score_batch(calibrated, [t.gold_completion for t in calibrated])] == \

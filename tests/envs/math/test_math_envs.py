@@ -12,6 +12,7 @@ from fractions import Fraction
 import gymnasium
 import pytest
 from math_verify import parse, verify
+from waiting import PATIENCE_S
 
 import rlenv
 from rlenv import Status
@@ -183,6 +184,6 @@ def test_score_cli_on_arithmetic(tmp_path):
     samples.write_text("".join(json.dumps(r) + "\n" for r in rows))
     out = tmp_path / "results.jsonl"
     done = subprocess.run([sys.executable, "-m", "rlenv", "score", "rlenv/Arithmetic-v0", "--samples", str(samples),
-                           "--out", str(out)], capture_output=True, text=True, timeout=120)
+                           "--out", str(out)], capture_output=True, text=True, timeout=PATIENCE_S)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["status"] == {"correct": 3, "unparsable": 1}

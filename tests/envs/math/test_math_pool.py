@@ -15,6 +15,7 @@ from pathlib import Path
 
 import psutil
 import pytest
+from waiting import PATIENCE_S, scaled, wait_until
 
 from rlenv import Status, Task
 from rlenv.envs.math import MathVerifier
@@ -39,10 +40,9 @@ def alive(pid):
         return False
 
 
-def wait_gone(pids, seconds=10.0):
-    end = time.monotonic() + seconds
-    while time.monotonic() < end and any(alive(p) for p in pids):
-        time.sleep(0.05)
+def wait_gone(pids):
+    """The processes of ``pids`` still alive once they are all gone or :data:`PATIENCE_S` has passed."""
+    wait_until(lambda: not any(alive(p) for p in pids))
     return [p for p in pids if alive(p)]
 
 
@@ -59,12 +59,12 @@ def timed_checks(verifier):
 def check_pathological(verifier, outcomes, before):
     statuses = [r.status for r, _ in outcomes]
     assert statuses == [Status.TIMEOUT, Status.TIMEOUT, Status.UNPARSABLE]
-    assert all(seconds <= DEADLINE + 1.0 for _, seconds in outcomes), outcomes
+    assert all(seconds <= DEADLINE + scaled(1.0) for _, seconds in outcomes), outcomes
     assert "deadline" in outcomes[0][0].details["reason"] and "max_completion_chars" in outcomes[2][0].details["reason"]
     after = verifier.pool.worker_pids()
     killed = set(before) - set(after)
     assert len(killed) == 2 and len(after) == 2  # both stuck workers were killed and replaced
-    assert wait_gone(killed, seconds=1.0) == []  # killed and reaped, no zombies
+    assert wait_gone(killed) == []  # killed and reaped, no zombies
     children = {p.pid for p in psutil.Process().children(recursive=True)}
     assert not killed & children
     assert all(alive(p) for p in after)
@@ -82,7 +82,7 @@ def test_pathological_inputs_hit_the_deadline_from_a_worker_thread(verifier):
     box = {}
     thread = threading.Thread(target=lambda: box.setdefault("out", timed_checks(verifier)))
     thread.start()
-    thread.join(30)
+    thread.join(PATIENCE_S)
     check_pathological(verifier, box["out"], before)
     assert verifier(TASK, r"\boxed{5}").correct  # the pool still works after its worker thread ended
 
@@ -108,10 +108,10 @@ def test_a_completion_just_under_the_length_cap_is_searched():
 
 
 def test_the_memory_cap_stops_a_huge_power_before_its_deadline():
-    capped = MathVerifier(timeout=120.0, num_workers=1, max_memory_mb=300)
+    capped = MathVerifier(timeout=2 * scaled(60), num_workers=1, max_memory_mb=300)
     start = time.monotonic()
     result = capped(TASK, r"\boxed{2^{2^{40}}}")
-    assert result.status in (Status.INCORRECT, Status.ERROR) and time.monotonic() - start < 60
+    assert result.status in (Status.INCORRECT, Status.ERROR) and time.monotonic() - start < scaled(60)
     assert capped(TASK, r"\boxed{5}").correct  # the worker survived (or was replaced)
     capped.pool.close()
 
@@ -120,7 +120,12 @@ def test_a_worker_that_dies_mid_check_gives_an_error_and_is_replaced():
     verifier = MathVerifier(timeout=60.0, num_workers=1)
     verifier.pool.start()
     (pid,) = verifier.pool.worker_pids()
-    threading.Timer(0.5, os.kill, (pid, signal.SIGKILL)).start()
+
+    def kill_once_busy():  # mid-check: the worker is busy with the stuck check
+        wait_until(lambda: psutil.Process(pid).cpu_percent(0.2) > 2)
+        os.kill(pid, signal.SIGKILL)
+
+    threading.Thread(target=kill_once_busy, daemon=True).start()
     result = verifier(TASK, NESTED_POWER)
     assert result.status is Status.ERROR and "died" in result.details["error"]
     assert verifier(TASK, r"\boxed{5}").correct
@@ -195,8 +200,8 @@ def test_workers_exit_with_their_parent_on_normal_exit():
         print(*verifier.pool.worker_pids(), flush=True)
     """)
     pids = [int(p) for p in proc.stdout.readline().split()]
-    assert proc.wait(30) == 0 and len(pids) == 1
-    assert wait_gone(pids, 5.0) == []
+    assert proc.wait(PATIENCE_S) == 0 and len(pids) == 1
+    assert wait_gone(pids) == []
 
 
 def test_workers_die_when_the_parent_is_killed_even_mid_check():
@@ -204,14 +209,14 @@ def test_workers_die_when_the_parent_is_killed_even_mid_check():
         verifier = MathVerifier(num_workers=2, timeout=120)
         verifier.pool.start()
         threading.Thread(target=verifier, args=(task, {NESTED_POWER!r}), daemon=True).start()
-        time.sleep(0.5)  # one worker is now stuck in C-level sympy code, the other idle
         print(*verifier.pool.worker_pids(), flush=True)
         time.sleep(600)
     """)
     pids = [int(p) for p in proc.stdout.readline().split()]
     assert len(pids) == 2 and all(alive(p) for p in pids)
-    busy = [p for p in pids if psutil.Process(p).cpu_percent(0.5) > 2]  # an idle worker uses no CPU at all
-    assert len(busy) == 1, "expected one worker busy with the stuck check"
+    # one worker gets stuck in C-level sympy code, the other stays idle (and uses no CPU at all)
+    assert wait_until(lambda: sum(psutil.Process(p).cpu_percent(0.5) > 2 for p in pids) == 1), \
+        "expected one worker busy with the stuck check"
     proc.kill()
     proc.wait()
-    assert wait_gone(pids, 5.0) == []
+    assert wait_gone(pids) == []
