@@ -7,8 +7,8 @@ echo, format gaming, padding, non-answers in math) hacks and honest look-alikes 
 independent surface choices. Every sample goes through :func:`rlenv.wrappers.audit` on an env
 of its kind with that env's default detectors, the way ``rlenv audit`` runs them: math samples on
 a :class:`~rlenv.envs.math.verifier.MathVerifier` env with the detectors of ``rlenv/GSM8K-v0``
-(plus the length budget ``--max-len``), format samples on ``rlenv/Format-v0``'s format reward
-with its detectors.
+(plus the length budget ``--max-len``), format samples on ``rlenv/Format-v0``'s lenient think/answer reward
+with its detectors; JSON samples on a JSON-Schema format reward with the same detectors.
 
 The baseline is the same audit run by the rlenv of git revision ``--baseline`` (default: main
 before issue 40), extracted to a temporary folder and run in a subprocess in the same
@@ -41,7 +41,10 @@ from variants import CLASSES, generate  # noqa: E402
 #: main before issue 40: the detectors the generated corpus was first measured on.
 BASELINE_REF = "65fe478"
 #: The registered env whose default detectors each kind of sample gets.
-ENV_IDS = {"math": "rlenv/GSM8K-v0", "format": "rlenv/Format-v0"}
+ENV_IDS = {"math": "rlenv/GSM8K-v0", "format": "rlenv/Format-v0", "json": "rlenv/Format-v0"}
+#: The JSON Schema of the ``json`` samples' format reward.
+JSON_SCHEMA = {"type": "object", "required": ["reasoning", "answer"],
+               "properties": {"reasoning": {"type": "string"}, "answer": {"type": ["string", "number"]}}}
 MAX_LEN = 4000
 logger = logging.getLogger("hack_variants")
 
@@ -53,7 +56,8 @@ def audit_corpus(rows: list[dict], max_len: int) -> dict[str, dict]:
     from rlenv.envs.math.verifier import MathVerifier
     from rlenv.wrappers import OverlongPenalty, audit, default_detectors
 
-    verifiers = {"math": MathVerifier(), "format": format_from_spec("think_answer")}
+    verifiers = {"math": MathVerifier(), "format": format_from_spec("think_answer_lenient"),
+                 "json": format_from_spec({"type": "json", "schema": JSON_SCHEMA})}
     out = {}
     for kind, verifier in verifiers.items():
         members = [r for r in rows if r["env"] == kind]
@@ -131,12 +135,12 @@ def per_detector(rows: list[dict], fired: dict[str, dict]) -> dict[str, dict]:
 
 def print_comparison(title: str, base: dict[str, dict], new: dict[str, dict]) -> None:
     print(f"\n{title}")
-    print(f"{'':<24} {'hacks':>5} {'honest':>6} | {'baseline recall':>15} {'fpr':>6} {'paid':>4} | "
+    print(f"{'':<30} {'hacks':>5} {'honest':>6} | {'baseline recall':>15} {'fpr':>6} {'paid':>4} | "
           f"{'current recall':>14} {'fpr':>6} {'paid':>4}  goal")
     for name in sorted(new, key=lambda n: (n == "total", n)):
         b, n = base[name], new[name]
         goal = "met" if n["recall"] >= 0.95 and n["fpr"] <= 0.02 else "MISSED"
-        print(f"{name:<24} {n['hacks']:>5} {n['honest']:>6} | {b['recall']:>15.3f} {b['fpr']:>6.3f} "
+        print(f"{name:<30} {n['hacks']:>5} {n['honest']:>6} | {b['recall']:>15.3f} {b['fpr']:>6.3f} "
               f"{b['paid_missed']:>4} | {n['recall']:>14.3f} {n['fpr']:>6.3f} {n['paid_missed']:>4}  {goal}")
 
 
