@@ -27,7 +27,7 @@ from typing import Any
 import gymnasium
 
 from rlenv.types import RewardResult, Task
-from rlenv.wrappers.answers import answer_key, answer_spans, block_spans, blocks, parse_number, tag_pattern
+from rlenv.wrappers.answers import answer_key, answer_spans, blocks, outside_blocks, parse_number, tag_pattern
 from rlenv.wrappers.detection import Detection, DetectorWrapper, quote
 
 NAME = "format_gaming"
@@ -45,19 +45,6 @@ def is_empty_content(content: str) -> bool:
         return True
     words = re.findall(r"\w+", text)
     return len(words) >= 3 and len(set(words)) == 1
-
-
-def _outside(text: str, tags: tuple[str, str]) -> str:
-    """``text`` without its tag blocks and stray tags."""
-    for tag in tags:
-        kept, last = [], 0
-        for start, _, _, end in block_spans(text, tag):
-            kept.append(text[last:start])
-            last = end
-        text = " ".join(kept + [text[last:]])
-        text = tag_pattern(tag, False).sub(" ", text)
-        text = tag_pattern(tag, True).sub(" ", text)
-    return text.strip()
 
 
 def _answer_outside(outside: str, answer_blocks: list[str]) -> str | None:
@@ -121,7 +108,7 @@ def detect_format_gaming(
         findings.append(("empty_answer", f"empty <{answer_tag}> block {quote(next(a for a in answers if is_empty_content(a)), 30)}"))
     if any(is_empty_content(t) for t in thoughts):
         findings.append(("empty_think", f"empty <{think_tag}> block {quote(next(t for t in thoughts if is_empty_content(t)), 30)}"))
-    stray = _answer_outside(_outside(completion, (think_tag, answer_tag)), answers)
+    stray = _answer_outside(outside_blocks(completion, think_tag, answer_tag), answers)
     if stray is not None:
         findings.append(("answer_outside_tags", f"answer {quote(stray, 30)} stated outside the <{answer_tag}> block"))
     if not findings:
