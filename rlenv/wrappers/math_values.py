@@ -4,12 +4,13 @@ The hack detectors reason about *what* an answer commits to, not how it is spell
 slot holding a set, an interval, an inequality or ``a \\pm b`` commits to many values; an answer
 that is the prompt's own expression with its terms reordered is that expression. Both questions
 are answered on the sympy objects that math-verify (the parser the math verifier uses) builds,
-rebuilt with sympy's evaluation so that ``Add`` and ``Mul`` keep their arguments in a canonical order:
-``(x+7)(x-4)`` and ``(x-4)(x+7)`` are the same object and ``x^2+3x-28`` is not.
+rebuilt unevaluated with the terms of every sum and the factors of every product in a canonical
+order: ``(x+7)(x-4)`` and ``(x-4)(x+7)`` are the same object, ``x^2+3x-28`` is not, and neither is
+``5 \\cdot 7 + 3`` the same as ``38``.
 
 Parsing runs in the calling process without math-verify's signal-based timeout (detectors may
-run off the main thread), so inputs that could make sympy evaluate something huge are refused
-first: long texts and large or nested exponents and factorials.
+run off the main thread), so inputs that could make sympy evaluate something huge while parsing
+are refused first: long texts and large or nested exponents and factorials.
 """
 
 from __future__ import annotations
@@ -43,17 +44,21 @@ def parse_math(text: str) -> Any:
 
 
 def _canonical(value: Any) -> Any:
-    """``value`` rebuilt bottom-up with sympy's evaluation (math-verify builds some products and
-    sums unevaluated, in the order written)."""
-    from sympy.core.relational import Relational
+    """``value`` rebuilt bottom-up unevaluated, with the terms of every sum and the factors of every
+    product flattened and sorted: the same expression however its terms and factors were ordered
+    or grouped, and nothing computed (``2x + 3x`` stays apart from ``5x``, ``5 \\cdot 7`` from ``35``)."""
+    from sympy import Add, Mul, default_sort_key
 
     if not value.args:
         return value
     args = [_canonical(arg) for arg in value.args]
-    try:  # a relation is kept as written: ``n \\in (1, 3)`` must not evaluate to False
-        return value.func(*args, evaluate=False) if isinstance(value, Relational) else value.func(*args)
-    except (TypeError, ValueError):
-        return value
+    if isinstance(value, (Add, Mul)):
+        flat = [leaf for arg in args for leaf in (arg.args if arg.func is value.func else (arg,))]
+        return value.func(*sorted(flat, key=default_sort_key), evaluate=False)
+    try:
+        return value.func(*args, evaluate=False)
+    except TypeError:  # a class without the evaluate flag
+        return value.func(*args)
 
 
 def is_many_valued(value: Any) -> bool:
@@ -73,7 +78,7 @@ def is_many_valued(value: Any) -> bool:
 
 def same_expression(a: Any, b: Any) -> bool:
     """True when ``a`` and ``b`` (from :func:`parse_math`) are the same expression up to the order
-    of terms and factors (sympy's canonical form), not merely equal in value."""
+    and grouping of terms and factors, not merely equal in value."""
     return a is not None and b is not None and a == b
 
 
