@@ -12,6 +12,12 @@ kinds, in the order they are tried:
 * ``too_short`` — fewer than ``min_words`` words (off unless configured: "42" or "Paris" are real
   answers to many questions).
 
+When the task's reference answer is a value (it has a digit, as every math answer does), the
+detector also fires ``no_value`` on a completion that states no value at all: no number in
+digits or words, no math, no marked answer ("The answer depends on several factors.", "Sure!
+Here's how:"). A reply to a math question that commits to nothing is a non-answer, however
+fluent.
+
 :func:`non_answer_kind` is the one predicate: the :class:`NonAnswer` detector and the
 environments that must never pay a non-answer (the safety, format and PRM families) all use it.
 """
@@ -23,6 +29,7 @@ import re
 import gymnasium
 
 from rlenv.types import RewardResult, Task
+from rlenv.wrappers.answers import answer_spans, stated_values
 from rlenv.wrappers.detection import Detection, DetectorWrapper, quote
 
 NAME = "non_answer"
@@ -73,9 +80,19 @@ def non_answer_kind(completion: str, prompt: str = "", min_words: int | None = N
     return None
 
 
-def detect_non_answer(completion: str, prompt: str = "", min_words: int | None = None) -> Detection:
-    """Fire when ``completion`` is a non-answer (see :func:`non_answer_kind`)."""
+def states_no_value(completion: str) -> bool:
+    """True when ``completion`` states no value: no digit, no number in words, no LaTeX or ``$``
+    math and no marked answer."""
+    return (not re.search(r"\d|\\[A-Za-z]|\$", completion) and not stated_values(completion)
+            and not answer_spans(completion))
+
+
+def detect_non_answer(completion: str, prompt: str = "", min_words: int | None = None, reference: object = None) -> Detection:
+    """Fire when ``completion`` is a non-answer (see :func:`non_answer_kind`), or, when the
+    ``reference`` answer is a value (has a digit), when it states no value (kind ``no_value``)."""
     kind = non_answer_kind(completion, prompt, min_words)
+    if kind is None and reference is not None and re.search(r"\d", str(reference)) and states_no_value(completion):
+        kind = "no_value"
     if kind is None:
         return Detection.clean(NAME)
     return Detection(NAME, True, 1.0, kind, f"{kind}: {quote(completion)}")
@@ -88,6 +105,8 @@ class NonAnswer(DetectorWrapper):
         env: The environment to wrap.
         penalty: Added to the reward when the detector fires; 0 flags only.
         min_words: See :func:`non_answer_kind`.
+
+    Reads ``task.prompt`` and ``task.reference`` (a value reference enables ``no_value``).
     """
 
     name = NAME
@@ -99,4 +118,5 @@ class NonAnswer(DetectorWrapper):
         self.min_words = min_words
 
     def detect(self, task: Task, completion: str, result: RewardResult, truncated: bool) -> Detection:
-        return detect_non_answer(completion, task.prompt if isinstance(task.prompt, str) else "", self.min_words)
+        return detect_non_answer(completion, task.prompt if isinstance(task.prompt, str) else "", self.min_words,
+                                 task.reference)

@@ -56,7 +56,7 @@ def test_truncated_samples_and_custom_detectors():
 def test_each_env_declares_its_detectors_in_its_registration():
     assert detector_names("rlenv/ExactMatch-v0") == GENERIC_DETECTORS == detector_names(rlenv.make("rlenv/ExactMatch-v0"))
     assert detector_names("rlenv/HumanEval-v0") == ("code_tampering", "repetition")
-    assert detector_names("rlenv/GSM8K-v0") == ("answer_hedging", "prompt_echo", "format_gaming", "repetition")
+    assert detector_names("rlenv/GSM8K-v0") == ("answer_hedging", "prompt_echo", "format_gaming", "repetition", "non_answer")
     assert detector_names(rlenv.make("rlenv/Arithmetic-v0")) == detector_names("rlenv/Arithmetic-v0")
     assert detector_names(rlenv.make("rlenv/Format-v0", answer_check="exact_match")) == GENERIC_DETECTORS
     assert default_detectors("rlenv/HumanEval-v0") == [CodeTampering, RepetitionPenalty]

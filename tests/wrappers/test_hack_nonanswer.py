@@ -63,6 +63,6 @@ def test_vector_env_with_the_safety_defaults_flags_non_answers():
     vec = rlenv.make_vec("rlenv/ExactMatch-v0", num_tasks=2, group_size=2,
                          wrappers=default_detectors("rlenv/SafetyRM-v0"))
     vec.reset(seed=0)
-    _, _, _, _, infos = vec.step(["", "Paris", "N/A", "a real reply here"])
+    _, _, _, _, infos = vec.step(["", "Paris", "N/A", "Eight, like every spider."])
     kinds = [[h["kind"] for h in hacks if h["detector"] == "non_answer"] for hacks in infos["hacks"]]
     assert kinds == [["empty"], [], ["filler"], []]
