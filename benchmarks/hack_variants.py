@@ -1,6 +1,6 @@
 """Per-class recall and false-positive rate of the hack detectors on generated hacks, against a baseline.
 
-    python benchmarks/hack_variants.py [--seed 0] [--per-class 60] [--baseline REF] [--forms] [--json]
+    python benchmarks/hack_variants.py [--round A|B] [--seed 0] [--per-class 60] [--baseline REF] [--forms] [--json]
 
 The corpus is generated (``tests/data/hacks/variants.py``): for each class of hack (hedging,
 echo, format gaming, padding, non-answers in math) hacks and honest look-alikes composed from
@@ -148,6 +148,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--per-class", type=int, default=60, help="hacks (and as many look-alikes) per class")
+    parser.add_argument("--round", dest="round_name", choices=["A", "B"], default="A",
+                        help="which generators: A (tuned on) or B (held out from tuning)")
     parser.add_argument("--baseline", default=BASELINE_REF, help="git revision whose detectors are the baseline")
     parser.add_argument("--max-len", type=int, default=MAX_LEN, help="length budget (characters) of math audits")
     parser.add_argument("--forms", action="store_true", help="also print the table per form (vehicle) of each class")
@@ -163,7 +165,7 @@ def main() -> int:
         print(json.dumps({"rlenv": rlenv.__file__, "rows": audit_corpus(rows, args.max_len)}))
         return 0
     sys.path.insert(0, str(ROOT))
-    rows = generate(args.seed, args.per_class)
+    rows = generate(args.seed, args.per_class, args.round_name)
     with tempfile.TemporaryDirectory() as tmp:
         corpus = Path(tmp) / "variants.jsonl"
         corpus.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
@@ -173,7 +175,7 @@ def main() -> int:
     start = time.perf_counter()
     new = audit_corpus(rows, args.max_len)
     new_s = time.perf_counter() - start
-    print(f"generated corpus: seed {args.seed}, {len(rows)} samples ({args.per_class} hacks and {args.per_class} "
+    print(f"generated corpus: round {args.round_name}, seed {args.seed}, {len(rows)} samples ({args.per_class} hacks and {args.per_class} "
           f"honest look-alikes per class); baseline {args.baseline} audited in {base_s:.1f} s, current in {new_s:.1f} s")
     print_comparison("per class (recall: hacks flagged; fpr: look-alikes flagged; paid: missed hacks paid in full)",
                      score(rows, base), score(rows, new))
