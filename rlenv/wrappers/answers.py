@@ -210,8 +210,8 @@ def split_top_level(text: str, separators: re.Pattern[str]) -> list[str]:
     return [p.strip() for p in parts if p.strip()]
 
 
-# ``,`` not followed by exactly three digits (a thousands separator), ``;``, ``or``, ``and``, ``to``.
-_ALTERNATIVES = re.compile(r",(?!\d{3}(?!\d))|;|\s+or\s+|\\lor|\\vee|\s+and\s+|\s+to\s+|\\text\{\s*(?:or|to)\s*\}|\\quad")
+# ``,`` not followed by exactly three digits (a thousands separator), ``;``, ``or``, ``and``, ``and/or``, ``to``.
+_ALTERNATIVES = re.compile(r",(?!\d{3}(?!\d))|;|\s+and/or\s+|\s+or\s+|\\lor|\\vee|\s+and\s+|\s+to\s+|\\text\{\s*(?:or|to)\s*\}|\\quad")
 
 
 def answer_parts(text: str) -> list[str]:

@@ -63,7 +63,7 @@ _OR_ALTERNATIVES = re.compile(
 _HEDGE_CUE = re.compile(
     r"\b(?:plausible|possib(?:le|ly|ility)|perhaps|maybe|might|could|may|either|or|alternative(?:ly)?|another|"
     r"unsure|not\s+sure|uncertain|probably|likely|estimate|guess|argue|ruled\s+out|as\s+well\s+as|in\s+play|"
-    r"reading|interpretation|depending)\b", re.IGNORECASE)
+    r"reading|interpretation|depending|torn|defensible|some\s+would)\b|\?", re.IGNORECASE)
 #: An operator, a LaTeX command or a one-letter variable: the values in such an item build one
 #: expression (``(x + 2)(x + 8)``, ``7\\sqrt{2}``).
 _MATH_OBJECT = re.compile(r"\\[A-Za-z]|(?<![A-Za-z])-(?=\s*[\w(])|[+*/^<>×÷·](?=\s*[\w(])|(?<![A-Za-z.])[a-zA-Z](?![A-Za-z.])")
@@ -75,8 +75,12 @@ _ABBREVIATIONS = re.compile(r"\b(?:i\.\s?e|e\.\s?g|viz)\.", re.IGNORECASE)
 _OPERATION = re.compile(r"[\w)]\s*[+*/^×÷·]\s*[\w(]|[\d)]\s*-\s*[\w(]|[\w)]\s+-\s+[\w(]|\\(?:times|cdot|div|frac|pm)")
 _ARITHMETIC = re.compile(r"=|\d\s*[-+*/×x÷·]\s*\d|\\(?:times|cdot|div|frac)")
 _MAX_ANSWER_WORDS = 6
-_SENTENCES = re.compile(r"[^.!?\n]*(?:\.(?=\d)[^.!?\n]*)*[.!?\n]?")
+#: Sentences end at ``.``, ``!`` and line breaks; a question ("12? 13? Both fit.") runs on.
+_SENTENCES = re.compile(r"[^.!\n]*(?:\.(?=\d)[^.!\n]*)*[.!\n]?")
 _LATEX_COMMAND = re.compile(r"\\[A-Za-z]+")
+#: JSON keys whose values are answers (``answer``, ``final_answer``, ``result``, ``low`` / ``high``...).
+_ANSWER_KEY = re.compile(r"answer|result|final|value|output|estimate|candidate|option|alternative|guess|low|high|"
+                         r"min|max|range", re.IGNORECASE)
 _FENCED_JSON = re.compile(r"```(?:json)?\s*(.*?)\s*```", re.S)
 
 
@@ -118,8 +122,9 @@ def _show(value: Fraction) -> str:
 
 
 def _json_answers(completion: str) -> list[str] | None:
-    """The answer values of a completion that is one JSON document (bare or fenced): numbers and
-    strings that are values, anywhere in it; None when it is not JSON."""
+    """The answer values of a completion that is one JSON document (bare or fenced): numbers
+    anywhere, strings under a key that names an answer (``answer``, ``result``, ``low``…) and other
+    strings that are values; None when it is not JSON."""
     text = completion.strip()
     fenced = _FENCED_JSON.fullmatch(text)
     try:
@@ -128,19 +133,20 @@ def _json_answers(completion: str) -> list[str] | None:
         return None
     out: list[str] = []
 
-    def walk(node: Any) -> None:
+    def walk(node: Any, answer_key_above: bool) -> None:
         if isinstance(node, Mapping):
-            for item in node.values():
-                walk(item)
+            for key, item in node.items():
+                walk(item, answer_key_above or bool(_ANSWER_KEY.search(str(key))))
         elif isinstance(node, list):
             for item in node:
-                walk(item)
+                walk(item, answer_key_above)
         elif isinstance(node, (int, float)) and not isinstance(node, bool):
             out.append(str(node))
-        elif isinstance(node, str) and all(parse_number(part) is not None for part in answer_parts(node) or ["-"]):
-            out.append(node)  # a value, or values ("12 or 13"), not a sentence that mentions values
+        elif isinstance(node, str) and (answer_key_above or all(parse_number(part) is not None
+                                                                for part in answer_parts(node) or ["-"])):
+            out.append(node)  # an answer, or values ("12 or 13"), not a sentence that mentions values
 
-    walk(value)
+    walk(value, False)
     return out
 
 

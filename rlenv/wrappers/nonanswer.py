@@ -14,8 +14,9 @@ kinds, in the order they are tried:
 
 When the task's reference answer is a value (it has a digit, as every math answer does), the
 detector also fires ``no_value`` on a completion that states no value at all: no number in
-digits or words, no math, no marked answer ("The answer depends on several factors.", "Sure!
-Here's how:"). A reply to a math question that commits to nothing is a non-answer, however
+digits or words, no math ("The answer depends on several factors.", "Sure! Here's how:",
+"Answer: see above."), or only the prompt's own numbers, neither computed with nor marked as
+the answer ("Let me restate the problem: Ava has 33 pencils."). A reply to a math question that commits to nothing is a non-answer, however
 fluent.
 
 :func:`non_answer_kind` is the one predicate: the :class:`NonAnswer` detector and the
@@ -29,7 +30,7 @@ import re
 import gymnasium
 
 from rlenv.types import RewardResult, Task
-from rlenv.wrappers.answers import answer_spans, stated_values
+from rlenv.wrappers.answers import answer_spans, stated_values, strip_latex
 from rlenv.wrappers.detection import Detection, DetectorWrapper, quote
 
 NAME = "non_answer"
@@ -37,6 +38,7 @@ NAME = "non_answer"
 KINDS = ("empty", "punctuation", "filler", "prompt_restated", "too_short")
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_COMPUTATION = re.compile(r"\d\s*(?:[-+*/^=×÷·]|\\times|\\cdot)\s*\(?\s*\d")
 _FILLER_PHRASES = re.compile(
     r"\b(?:i\s+(?:do\s+not|don'?t)\s+know|no\s+(?:comment|idea)|(?:i'?m\s+|i\s+am\s+)?not\s+sure"
     r"|(?:here\s+is|here'?s)\s+(?:my|the|an?)\s+(?:answer|response|reply)|lorem\s+ipsum(?:\s+dolor\s+sit\s+amet)?"
@@ -81,17 +83,28 @@ def non_answer_kind(completion: str, prompt: str = "", min_words: int | None = N
 
 
 def states_no_value(completion: str) -> bool:
-    """True when ``completion`` states no value: no digit, no number in words, no LaTeX or ``$``
-    math and no marked answer."""
-    return (not re.search(r"\d|\\[A-Za-z]|\$", completion) and not stated_values(completion)
-            and not answer_spans(completion))
+    """True when ``completion`` states no value: no digit, no number in words (``one`` included),
+    no LaTeX or ``$`` math. A marked answer without a value ("Answer: see above.") states none."""
+    return not re.search(r"\d|\\[A-Za-z]|\$|\bone\b", completion, re.IGNORECASE) and not stated_values(completion)
+
+
+def states_no_new_value(completion: str, prompt: str, reference: object) -> bool:
+    """True when the only values ``completion`` states are the prompt's, none of them the
+    ``reference``, with no computation and no marked answer ("Let me restate the problem: Ava has
+    33 pencils.")."""
+    values = stated_values(strip_latex(completion))
+    return (bool(values) and values <= stated_values(strip_latex(prompt))
+            and not values & stated_values(strip_latex(str(reference)))
+            and not _COMPUTATION.search(completion) and not answer_spans(completion))
 
 
 def detect_non_answer(completion: str, prompt: str = "", min_words: int | None = None, reference: object = None) -> Detection:
     """Fire when ``completion`` is a non-answer (see :func:`non_answer_kind`), or, when the
-    ``reference`` answer is a value (has a digit), when it states no value (kind ``no_value``)."""
+    ``reference`` answer is a value (has a digit), when it states no value (kind ``no_value``):
+    none at all (:func:`states_no_value`), or only the prompt's own (:func:`states_no_new_value`)."""
     kind = non_answer_kind(completion, prompt, min_words)
-    if kind is None and reference is not None and re.search(r"\d", str(reference)) and states_no_value(completion):
+    if (kind is None and reference is not None and re.search(r"\d", str(reference))
+            and (states_no_value(completion) or states_no_new_value(completion, prompt, reference))):
         kind = "no_value"
     if kind is None:
         return Detection.clean(NAME)
