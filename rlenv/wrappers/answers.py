@@ -226,7 +226,7 @@ _SMALL = {word: n for n, word in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
     "seventeen eighteen nineteen".split())}
 _SMALL.update({word: 10 * n for n, word in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split(), 2)})
-_SCALES = {"hundred": 100, "thousand": 1000, "million": 10**6, "billion": 10**9}
+_SCALES = {"dozen": 12, "hundred": 100, "thousand": 1000, "million": 10**6, "billion": 10**9}
 _NUMBER_WORD_RUN = re.compile(
     rf"\b(?:{'|'.join(sorted(_SMALL, key=len, reverse=True))}|{'|'.join(_SCALES)})"
     rf"(?:(?:[\s-]+|\s+and\s+)(?:{'|'.join(sorted(_SMALL, key=len, reverse=True))}|{'|'.join(_SCALES)}))*\b",
@@ -235,13 +235,14 @@ _CENTS = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+)\s*(?:cents?\b|¢)", re.
 
 
 def number_word_value(words: str) -> int:
-    """The value of an English cardinal written in words (``three hundred forty-two`` -> 342)."""
+    """The value of an English cardinal written in words (``three hundred forty-two`` -> 342,
+    ``two dozen`` -> 24)."""
     total = current = 0
     for word in re.findall(r"[a-z]+", words.lower()):
         if word in _SMALL:
             current += _SMALL[word]
-        elif word == "hundred":
-            current = max(current, 1) * 100
+        elif word in ("hundred", "dozen"):
+            current = max(current, 1) * _SCALES[word]
         elif word in _SCALES:
             total += max(current, 1) * _SCALES[word]
             current = 0
