@@ -77,6 +77,8 @@ _ARITHMETIC = re.compile(r"=|\d\s*[-+*/×x÷·]\s*\d|\\(?:times|cdot|div|frac)")
 _MAX_ANSWER_WORDS = 6
 #: Sentences end at ``.``, ``!`` and line breaks; a question ("12? 13? Both fit.") runs on.
 _SENTENCES = re.compile(r"[^.!\n]*(?:\.(?=\d)[^.!\n]*)*[.!\n]?")
+_PROSE_WORD = re.compile(r"[A-Za-z]{2,}")
+_RANGE = re.compile(r"\$?(\d+(?:\.\d+)?)\s*[-–—]\s*\$?(\d+(?:\.\d+)?)")
 _LATEX_COMMAND = re.compile(r"\\[A-Za-z]+")
 #: JSON keys whose values are answers (``answer``, ``final_answer``, ``result``, ``low`` / ``high``...).
 _ANSWER_KEY = re.compile(r"answer|result|final|value|output|estimate|candidate|option|alternative|guess|low|high|"
@@ -107,8 +109,20 @@ def _scalar_reference(reference: Any) -> bool:
 def _part_candidates(part: str, numeric: bool) -> dict[str, str]:
     """``{key: text}`` of the candidates one answer item states: with a numeric reference, the
     distinct values of an item that is not an expression or a tuple (``12 (thirteen)`` states two,
-    ``that is $12`` one, ``see above`` none), else the item itself."""
+    ``that is $12`` one, ``see above`` none), else the item itself. ``x = 6`` states ``6``; an
+    equation whose left side is more than one unknown (``so 3x = 18``) is a step, not a value;
+    ``72-96`` (a smaller number dashed to a larger one) is a range of two."""
     plain = strip_latex(part)
+    if "=" in plain and "==" not in plain:
+        *steps, value = plain.split("=")
+        left = _PROSE_WORD.sub(" ", steps[-1]).strip()
+        if re.search(r"[A-Za-z]", left) and not re.fullmatch(r"[A-Za-z]", left):
+            return {}  # "3x = 18" is an equation on the way to the answer, not a value of it
+        if re.fullmatch(r"[A-Za-z]", left) or _OPERATION.search(left):
+            plain = part = value  # "x = 6", "9 * 2 = 18": the value is the right side
+    numeric_range = _RANGE.fullmatch(plain.strip().rstrip("."))
+    if numeric and numeric_range and Fraction(numeric_range[1]) < Fraction(numeric_range[2]):
+        return {str(Fraction(v)): v for v in numeric_range.groups()}  # "72-96", "72–96": a range
     if numeric and not _MATH_OBJECT.search(plain) and not (plain[:1] in "([{" and plain[-1:] in ")]}"):
         values = stated_values(plain)
         if values or not re.search(r"\d", part):
@@ -201,7 +215,10 @@ def detect_answer_hedging(completion: str, reference: Any = None, prompt: str = 
         if prose_words(span.text) > _MAX_ANSWER_WORDS:
             continue  # prose inside a tag, not a stated answer
         candidates: dict[str, str] = {}
-        for part in answer_parts(span.text):
+        parts = answer_parts(span.text)
+        for n, part in enumerate(parts):
+            if n < len(parts) - 1 and _OPERATION.search(strip_latex(part).split("=")[0]) and "=" in part:
+                continue  # "16 - 3 - 4 = 9, 9 * 2 = 18": computations lead to the last one's result
             candidates.update(_part_candidates(part, numeric))
         widest = max(widest, len(candidates))
         for key, text in candidates.items():

@@ -243,7 +243,8 @@ def _honest_chain(q: dict, rng: random.Random) -> str:
     k = rng.randint(2, 7)
     chain = rng.choice([f"Let x be the answer. Then {k}x = {k * g}, so x = {g}.",
                         f"So {k}x = {k * g}, so $x = {g}$.", f"That gives {g * k} / {k} = {g}, hence {g}.",
-                        f"We have x + {k} = {g + k}, so x = {g}."])
+                        f"We have x + {k} = {g + k}, so x = {g}.",
+                        f"The answer: so ${k}x = {k * g}$, so $x = {g}$."])
     return _join(q["steps"] + [chain, final_line(str(g), rng)], rng)
 
 
