@@ -125,6 +125,8 @@ def _part_candidates(part: str, numeric: bool) -> dict[str, str]:
         return {str(Fraction(v)): v for v in numeric_range.groups()}  # "72-96", "72–96": a range
     if numeric and not _MATH_OBJECT.search(plain) and not (plain[:1] in "([{" and plain[-1:] in ")]}"):
         values = stated_values(plain)
+        if len(values) == 1:
+            return {str(next(iter(values))): part}
         if values or not re.search(r"\d", part):
             return {str(v): _show(v) for v in values}
     key = answer_key(part)
