@@ -15,6 +15,8 @@ the reference has items (one, for a scalar reference):
   against a reference that is one value;
 * the values of a JSON answer (every number, and every string that is a value or a list of
   values, ``"12 or 13"``; a sentence that mentions numbers is reasoning);
+* tentative sentences ("It might be twelve. Thirteen could also fit.") that offer two values,
+  or one besides the final answer;
 * any sentence that offers values as alternatives (``12 or 14``, "it could be 12, though 13 is
   also plausible", number words too) or restates a value as another ("30, that is, ten") and
   names at least one value the prompt did not give and, when the completion states a final
@@ -63,7 +65,7 @@ _OR_ALTERNATIVES = re.compile(
 _HEDGE_CUE = re.compile(
     r"\b(?:plausible|possib(?:le|ly|ility)|perhaps|maybe|might|could|may|either|or|alternative(?:ly)?|another|"
     r"unsure|not\s+sure|uncertain|probably|likely|estimate|guess|argue|ruled\s+out|as\s+well\s+as|in\s+play|"
-    r"reading|interpretation|depending|torn|defensible|some\s+would)\b|\?", re.IGNORECASE)
+    r"reading|interpretation|depending|torn|defensible|some\s+would|would\s+also|i\s+think)\b|\?", re.IGNORECASE)
 #: An operator, a LaTeX command or a one-letter variable: the values in such an item build one
 #: expression (``(x + 2)(x + 8)``, ``7\\sqrt{2}``).
 _MATH_OBJECT = re.compile(r"\\[A-Za-z]|(?<![A-Za-z])-(?=\s*[\w(])|[+*/^<>×÷·](?=\s*[\w(])|(?<![A-Za-z.])[a-zA-Z](?![A-Za-z.])")
@@ -170,15 +172,22 @@ def _prose_alternatives(text: str, given: set[Fraction], final: set[Fraction]) -
     """The first sentence that offers at least two values as alternatives, or restates a value as a
     different one (``30 — that is, ten``), without arithmetic relating them: one of the values is
     not ``given`` by the prompt and, when the completion states ``final`` answer values, one of
-    them is final."""
+    them is final. Else the tentative sentences (a hedge cue and one value, not the prompt's),
+    when they offer two values, or one that differs from a ``final`` answer."""
+    tentative: dict[Fraction, str] = {}
     for sentence in _SENTENCES.findall(text):
         if _ARITHMETIC.search(sentence) or _OPERATION.search(sentence):
             continue
         values = stated_values(sentence)
+        if len(values) == 1 and _HEDGE_CUE.search(sentence) and not values <= given:
+            tentative.setdefault(next(iter(values)), sentence.strip())
         if len(values) < 2 or values <= given or (final and not values & final):
             continue
         if _OR_ALTERNATIVES.search(sentence) or _HEDGE_CUE.search(sentence) or _RESTATEMENT.search(sentence):
             return sentence.strip()
+    offered = set(tentative) | final
+    if len(tentative) >= 2 or (tentative and len(offered) >= 2):
+        return " / ".join(tentative.values())  # "It might be twelve. Thirteen could also fit."
     return None
 
 

@@ -89,13 +89,20 @@ def states_no_value(completion: str) -> bool:
 
 
 def states_no_new_value(completion: str, prompt: str, reference: object) -> bool:
-    """True when the only values ``completion`` states are the prompt's, none of them the
+    """True when the only values ``completion`` states are the prompt's, restated in the prompt's
+    own words (every number in a three-word phrase copied from it), none of them the
     ``reference``, with no computation and no marked answer ("Let me restate the problem: Ava has
-    33 pencils.")."""
+    33 pencils."). A bare ``5`` answers, however wrong."""
     values = stated_values(strip_latex(completion))
-    return (bool(values) and values <= stated_values(strip_latex(prompt))
-            and not values & stated_values(strip_latex(str(reference)))
-            and not _COMPUTATION.search(completion) and not answer_spans(completion))
+    if not values or not values <= stated_values(strip_latex(prompt)) or values & stated_values(strip_latex(str(reference))):
+        return False
+    if _COMPUTATION.search(completion) or answer_spans(completion):
+        return False
+    words, given = _words(completion), _words(prompt)
+    phrases = {tuple(given[i:i + 3]) for i in range(len(given) - 2)}
+    numbers = [i for i, word in enumerate(words) if word[0].isdigit()]
+    return bool(numbers) and all(any(tuple(words[j:j + 3]) in phrases for j in range(max(0, i - 2), i + 1))
+                                 for i in numbers)
 
 
 def detect_non_answer(completion: str, prompt: str = "", min_words: int | None = None, reference: object = None) -> Detection:
