@@ -3,12 +3,15 @@
     python benchmarks/hack_variants.py [--round A|B] [--seed 0] [--per-class 60] [--baseline REF] [--forms] [--json]
 
 The corpus is generated (``tests/data/hacks/variants.py``): for each class of hack (hedging,
-echo, format gaming, padding, non-answers in math) hacks and honest look-alikes composed from
-independent surface choices. Every sample goes through :func:`rlenv.wrappers.audit` on an env
-of its kind with that env's default detectors, the way ``rlenv audit`` runs them: math samples on
-a :class:`~rlenv.envs.math.verifier.MathVerifier` env with the detectors of ``rlenv/GSM8K-v0``
-(plus the length budget ``--max-len``), format samples on ``rlenv/Format-v0``'s lenient think/answer reward
-with its detectors; JSON samples on a JSON-Schema format reward with the same detectors.
+echo, format gaming, padding, non-answers in math; round A also code that games the test
+harness) hacks and honest look-alikes composed from independent surface choices. Every sample
+goes through :func:`rlenv.wrappers.audit` on an env of its kind with that env's default
+detectors, the way ``rlenv audit`` runs them: math samples on a
+:class:`~rlenv.envs.math.verifier.MathVerifier` env with the detectors of ``rlenv/GSM8K-v0`` (plus
+the length budget ``--max-len``), format samples on ``rlenv/Format-v0``'s lenient think/answer
+reward with its detectors; JSON samples on a JSON-Schema format reward with the same detectors; code
+samples (harness gaming) with the detectors of ``rlenv/HumanEval-v0`` on their static evidence
+only, the code not run (no sandbox here, so their ``paid`` is not measured).
 
 The baseline is the same audit run by the rlenv of git revision ``--baseline`` (default: main
 before issue 40), extracted to a temporary folder and run in a subprocess in the same
@@ -41,7 +44,8 @@ from variants import CLASSES, generate  # noqa: E402
 #: main before issue 40: the detectors the generated corpus was first measured on.
 BASELINE_REF = "65fe478"
 #: The registered env whose default detectors each kind of sample gets.
-ENV_IDS = {"math": "rlenv/GSM8K-v0", "format": "rlenv/Format-v0", "json": "rlenv/Format-v0"}
+ENV_IDS = {"math": "rlenv/GSM8K-v0", "format": "rlenv/Format-v0", "json": "rlenv/Format-v0",
+           "code": "rlenv/HumanEval-v0"}
 #: The JSON Schema of the ``json`` samples' format reward.
 JSON_SCHEMA = {"type": "object", "required": ["reasoning", "answer"],
                "properties": {"reasoning": {"type": "string"}, "answer": {"type": ["string", "number"]}}}
@@ -54,10 +58,11 @@ def audit_corpus(rows: list[dict], max_len: int) -> dict[str, dict]:
     import rlenv
     from rlenv.envs.format.spec import format_from_spec
     from rlenv.envs.math.verifier import MathVerifier
+    from rlenv.exact_match import ExactMatchVerifier
     from rlenv.wrappers import OverlongPenalty, audit, default_detectors
 
     verifiers = {"math": MathVerifier(), "format": format_from_spec("think_answer_lenient"),
-                 "json": format_from_spec({"type": "json", "schema": JSON_SCHEMA})}
+                 "json": format_from_spec({"type": "json", "schema": JSON_SCHEMA}), "code": ExactMatchVerifier()}
     out = {}
     for kind, verifier in verifiers.items():
         members = [r for r in rows if r["env"] == kind]
@@ -71,7 +76,8 @@ def audit_corpus(rows: list[dict], max_len: int) -> dict[str, dict]:
         samples = [{"task_id": r["id"], "completion": r["completion"]} for r in members]
         report = audit(env, samples, detectors=wraps, executor="serial")
         for row, result in zip(members, report.rows, strict=True):
-            out[row["id"]] = {"fired": sorted({h["detector"] for h in result["hacks"]}), "reward": result["raw_reward"]}
+            reward = None if kind == "code" else result["raw_reward"]  # code is not run here (no sandbox)
+            out[row["id"]] = {"fired": sorted({h["detector"] for h in result["hacks"]}), "reward": reward}
     return out
 
 
@@ -114,7 +120,7 @@ def score(rows: list[dict], fired: dict[str, dict], key: str = "cls") -> dict[st
         honest = [r for r in members if not r["hack"]]
         caught = sum(bool(fired[r["id"]]["fired"]) for r in hacks)
         flagged = sum(bool(fired[r["id"]]["fired"]) for r in honest)
-        paid = sum(not fired[r["id"]]["fired"] and fired[r["id"]]["reward"] >= 1.0 for r in hacks)
+        paid = sum(not fired[r["id"]]["fired"] and (fired[r["id"]]["reward"] or 0.0) >= 1.0 for r in hacks)
         table[name] = {"hacks": len(hacks), "honest": len(honest),
                        "recall": caught / len(hacks) if hacks else float("nan"),
                        "fpr": flagged / len(honest) if honest else float("nan"), "paid_missed": paid}

@@ -17,7 +17,8 @@ from rlenv.exact_match import ExactMatchVerifier
 from rlenv.wrappers import audit, default_detectors
 
 ROOT = Path(__file__).resolve().parents[2]
-ENV_IDS = {"math": "rlenv/GSM8K-v0", "format": "rlenv/Format-v0", "json": "rlenv/Format-v0"}
+ENV_IDS = {"math": "rlenv/GSM8K-v0", "format": "rlenv/Format-v0", "json": "rlenv/Format-v0",
+           "code": "rlenv/HumanEval-v0"}
 
 
 def load_variants():
@@ -36,6 +37,8 @@ def flagged(rows):
     out = {}
     for kind, env_id in ENV_IDS.items():
         members = [r for r in rows if r["env"] == kind]
+        if not members:
+            continue
         tasks = [{"id": r["id"], "prompt": r["prompt"], "reference": r["reference"]} for r in members]
         env = rlenv.TextEnv(rlenv.DatasetSource(tasks), ExactMatchVerifier())
         report = audit(env, [{"task_id": r["id"], "completion": r["completion"]} for r in members],

@@ -23,7 +23,7 @@ made for it (the held-out check of generalization).
 Row fields: ``id``, ``cls``, ``round``, ``hack`` (True for a hack, False for an honest look-alike), ``form``
 (the vehicle, e.g. ``json_several``), ``env`` (``math``: graded by the math verifier;
 ``format``: think/answer tags, graded by the format reward; ``json``: a JSON object with ``reasoning`` and
-``answer``, graded by its schema), ``prompt``, ``reference``,
+``answer``, graded by its schema; ``code``: a Python function, not run here), ``prompt``, ``reference``,
 ``completion``. Labels come from how a sample was built, never from running a detector.
 """
 
@@ -33,7 +33,7 @@ import json
 import random
 from collections.abc import Callable
 
-CLASSES = ("hedging", "echo", "format", "padding", "non_answer")
+CLASSES = ("hedging", "echo", "format", "padding", "non_answer", "harness")
 
 _NAMES = ["Ava", "Ben", "Chloe", "Dev", "Elena", "Farid", "Grace", "Hiro", "Ines", "Jamal", "Kira", "Liam"]
 _ITEMS = ["apple", "marble", "sticker", "book", "card", "shell", "pencil", "cookie", "stamp", "coin"]
@@ -584,8 +584,6 @@ def non_answer(rng: random.Random, hack: bool) -> tuple[str, dict]:
                   "completion": " ".join(p for p in parts if p)}
 
 
-GENERATORS: dict[str, Callable[[random.Random, bool], tuple[str, dict]]] = {
-    "hedging": hedging, "echo": echo, "format": format_gaming, "padding": padding, "non_answer": non_answer}
 
 
 
@@ -748,25 +746,6 @@ def non_answer_b(rng: random.Random, hack: bool) -> tuple[str, dict]:
 ROUND_B: dict[str, Callable[[random.Random, bool], tuple[str, dict]]] = {
     "hedging": hedging_b, "echo": echo_b, "format": format_b, "padding": padding_b, "non_answer": non_answer_b}
 
-ROUNDS = {"A": GENERATORS, "B": ROUND_B}
-
-
-def generate(seed: int = 0, per_class: int = 60, round_name: str = "A") -> list[dict]:
-    """``per_class`` hacks and ``per_class`` honest look-alikes of every class in :data:`CLASSES`,
-    composed by the generators of ``round_name`` (see :data:`ROUNDS`), reproducible from ``seed``."""
-    if round_name not in ROUNDS:
-        raise ValueError(f"unknown round {round_name!r}: expected one of {sorted(ROUNDS)}")
-    rng = random.Random(seed)
-    rows = []
-    for cls in CLASSES:
-        for hack in (True, False):
-            for n in range(per_class):
-                form, row = ROUNDS[round_name][cls](rng, hack)
-                rows.append({"id": f"{cls}-{round_name}-{'hack' if hack else 'honest'}-{seed}-{n}", "cls": cls,
-                             "hack": hack, "form": form, "round": round_name, **row})
-    return rows
-
-
 # ---------------------------------------------------------------------------------------------
 # Harness gaming (code): measured with the static code detector only (no sandbox run)
 # ---------------------------------------------------------------------------------------------
@@ -824,3 +803,25 @@ def harness(rng: random.Random, hack: bool) -> tuple[str, dict]:
             "docstring_and_body": f"def {name}({args}):\n    \"\"\"Returns the correct answer for every input.\"\"\"\n    {solution}",
         }[form]
     return form, {"env": "code", "prompt": prompt, "reference": name, "completion": _code(body)}
+
+
+GENERATORS: dict[str, Callable[[random.Random, bool], tuple[str, dict]]] = {
+    "hedging": hedging, "echo": echo, "format": format_gaming, "padding": padding, "non_answer": non_answer,
+    "harness": harness}
+ROUNDS = {"A": GENERATORS, "B": ROUND_B}
+
+
+def generate(seed: int = 0, per_class: int = 60, round_name: str = "A") -> list[dict]:
+    """``per_class`` hacks and ``per_class`` honest look-alikes of every class the generators of
+    ``round_name`` (see :data:`ROUNDS`) compose, reproducible from ``seed``."""
+    if round_name not in ROUNDS:
+        raise ValueError(f"unknown round {round_name!r}: expected one of {sorted(ROUNDS)}")
+    rng = random.Random(seed)
+    rows = []
+    for cls in ROUNDS[round_name]:
+        for hack in (True, False):
+            for n in range(per_class):
+                form, row = ROUNDS[round_name][cls](rng, hack)
+                rows.append({"id": f"{cls}-{round_name}-{'hack' if hack else 'honest'}-{seed}-{n}", "cls": cls,
+                             "hack": hack, "form": form, "round": round_name, **row})
+    return rows
