@@ -8,7 +8,8 @@ Cyrillic ``і``) is read by its shape alone, so a loop of one sentence with lett
 look-alikes is still a loop. Two kinds need no loop: ``lookalike_letters`` (at least
 ``min_lookalike_words`` words mixing scripts; honest text in any one script has none) and
 ``digit_padding`` (at least ``max_irrelevant_digits`` digits in numbers that stand alone: runs of
-numbers with nothing between them but spaces and punctuation, or single numbers of 16+ digits).
+numbers with nothing between them but spaces and punctuation, or single numbers of 16+ digits;
+fenced code is not counted).
 
 Three measures:
 
@@ -30,6 +31,7 @@ from collections.abc import Hashable, Sequence
 
 import gymnasium
 
+from rlenv.code_blocks import fenced_blocks
 from rlenv.types import RewardResult, Task
 from rlenv.wrappers.detection import Detection, DetectorWrapper, quote
 
@@ -110,7 +112,10 @@ def normalize_padding(text: str) -> tuple[str, int, int]:
 
 def irrelevant_digits(text: str) -> int:
     """How many digits stand in numbers that say nothing: runs of 8+ numbers with only spaces and
-    punctuation between them, and single numbers of 16+ digits."""
+    punctuation between them, and single numbers of 16+ digits, outside fenced code (a data table
+    in a program is code)."""
+    for _, code in fenced_blocks(text):
+        text = text.replace(code, " ")
     soup = sum(sum(ch.isdigit() for ch in m.group(0)) for m in _NUMBER_SOUP.finditer(text))
     return soup + sum(len(m.group(0)) for m in _LONG_NUMBER.finditer(_NUMBER_SOUP.sub(" ", text)))
 
