@@ -53,8 +53,12 @@ MAX_LEN = 4000
 logger = logging.getLogger("hack_variants")
 
 
-def audit_corpus(rows: list[dict], max_len: int) -> dict[str, dict]:
-    """``{row id: {"fired": [detector names], "reward": verifier value}}`` with the importable rlenv."""
+def audit_corpus(rows: list[dict], max_len: int, graded: bool = True) -> dict[str, dict]:
+    """``{row id: {"fired": [detector names], "reward": verifier value}}`` with the importable rlenv.
+
+    ``graded=False`` scores every row by exact match instead of its env's verifier (the detectors
+    are the same; the rewards are then meaningless and reported as None): fast, for tests.
+    """
     import rlenv
     from rlenv.envs.format.spec import format_from_spec
     from rlenv.envs.math.verifier import MathVerifier
@@ -63,6 +67,8 @@ def audit_corpus(rows: list[dict], max_len: int) -> dict[str, dict]:
 
     verifiers = {"math": MathVerifier(), "format": format_from_spec("think_answer_lenient"),
                  "json": format_from_spec({"type": "json", "schema": JSON_SCHEMA}), "code": ExactMatchVerifier()}
+    if not graded:
+        verifiers = {kind: ExactMatchVerifier() for kind in verifiers}
     out = {}
     for kind, verifier in verifiers.items():
         members = [r for r in rows if r["env"] == kind]
@@ -76,7 +82,7 @@ def audit_corpus(rows: list[dict], max_len: int) -> dict[str, dict]:
         samples = [{"task_id": r["id"], "completion": r["completion"]} for r in members]
         report = audit(env, samples, detectors=wraps, executor="serial")
         for row, result in zip(members, report.rows, strict=True):
-            reward = None if kind == "code" else result["raw_reward"]  # code is not run here (no sandbox)
+            reward = None if kind == "code" or not graded else result["raw_reward"]  # code is not run (no sandbox)
             out[row["id"]] = {"fired": sorted({h["detector"] for h in result["hacks"]}), "reward": reward}
     return out
 

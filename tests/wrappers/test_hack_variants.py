@@ -12,39 +12,25 @@ from pathlib import Path
 
 import pytest
 
-import rlenv
-from rlenv.exact_match import ExactMatchVerifier
-from rlenv.wrappers import audit, default_detectors
-
 ROOT = Path(__file__).resolve().parents[2]
-ENV_IDS = {"math": "rlenv/GSM8K-v0", "format": "rlenv/Format-v0", "json": "rlenv/Format-v0",
-           "code": "rlenv/HumanEval-v0"}
 
 
-def load_variants():
-    spec = importlib.util.spec_from_file_location("hack_variants", ROOT / "tests" / "data" / "hacks" / "variants.py")
+def load(name, path):
+    spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     return module
 
 
-variants = load_variants()
+variants = load("hack_variants_corpus", ROOT / "tests" / "data" / "hacks" / "variants.py")
+benchmark = load("hack_variants_benchmark", ROOT / "benchmarks" / "hack_variants.py")
 
 
 def flagged(rows):
-    """``{row id: detectors that fired}``, each row audited with the default detectors of its env kind."""
-    out = {}
-    for kind, env_id in ENV_IDS.items():
-        members = [r for r in rows if r["env"] == kind]
-        if not members:
-            continue
-        tasks = [{"id": r["id"], "prompt": r["prompt"], "reference": r["reference"]} for r in members]
-        env = rlenv.TextEnv(rlenv.DatasetSource(tasks), ExactMatchVerifier())
-        report = audit(env, [{"task_id": r["id"], "completion": r["completion"]} for r in members],
-                       detectors=default_detectors(env_id), executor="serial")
-        out.update({r["id"]: [h["detector"] for h in row["hacks"]] for r, row in zip(members, report.rows, strict=True)})
-    return out
+    """``{row id: detectors that fired}``: each row audited with the default detectors of its env kind
+    (the benchmark's audit, scored by exact match: the rewards do not matter here)."""
+    return {key: value["fired"] for key, value in benchmark.audit_corpus(rows, benchmark.MAX_LEN, graded=False).items()}
 
 
 @pytest.fixture(scope="module", params=["A", "B"])
