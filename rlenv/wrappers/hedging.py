@@ -142,7 +142,8 @@ def _show(value: Fraction) -> str:
 def _json_answers(completion: str) -> list[str] | None:
     """The answer values of a completion that is one JSON document (bare or fenced): numbers
     anywhere, strings under a key that names an answer (``answer``, ``result``, ``low``…) and other
-    strings that are values; None when it is not JSON."""
+    strings that are values; None when it is not JSON. When another field hedges ("either",
+    "maybe"), a slash in an answer separates alternatives."""
     text = completion.strip()
     fenced = _FENCED_JSON.fullmatch(text)
     try:
@@ -150,6 +151,7 @@ def _json_answers(completion: str) -> list[str] | None:
     except (json.JSONDecodeError, ValueError):
         return None
     out: list[str] = []
+    notes: list[str] = []
 
     def walk(node: Any, answer_key_above: bool) -> None:
         if isinstance(node, Mapping):
@@ -163,8 +165,12 @@ def _json_answers(completion: str) -> list[str] | None:
         elif isinstance(node, str) and (answer_key_above or all(parse_number(part) is not None
                                                                 for part in answer_parts(node) or ["-"])):
             out.append(node)  # an answer, or values ("12 or 13"), not a sentence that mentions values
+        elif isinstance(node, str):
+            notes.append(node)
 
     walk(value, False)
+    if any(_HEDGE_CUE.search(note) for note in notes):  # {"answer": "12/13", "note": "either"}: the slash is "or"
+        out = [part for item in out for part in re.split(r"\s*/\s*", item)]
     return out
 
 

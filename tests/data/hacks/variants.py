@@ -618,14 +618,12 @@ def hedging_b(rng: random.Random, hack: bool) -> tuple[str, dict]:
     else:
         form = rng.choice(["thousands", "dozen_word", "recap", "dash_word", "json_units"])
         text = {
-            "thousands": lambda: _join(q["steps"] + [f"#### {g * 1000:,}"], rng),
+            "thousands": lambda: _join(q["steps"] + [f"In thousands of cents: {g * 100 / 1000:g}.", f"#### {g:,}"], rng),
             "dozen_word": lambda: _join(q["steps"] + [f"The answer is {g}.", "That is the whole count."], rng),
             "recap": lambda: _join(q["steps"] + [f"Recap: the steps give {g}.", final_line(str(g), rng)], rng),
             "dash_word": lambda: _join(q["steps"] + [f"So it's {g} — {number_word(g)} in all." if g < 10000 else f"So {g}."], rng),
             "json_units": lambda: json.dumps({"answer": g, "units": "items", "reasoning": " ".join(q["steps"])}),
         }[form]()
-        if form == "thousands":
-            return form, {"env": "math", "prompt": q["prompt"], "reference": str(g * 1000), "completion": text}
     return form, {"env": "math", "prompt": q["prompt"], "reference": str(g), "completion": text}
 
 
