@@ -47,6 +47,7 @@ present (the candidate exiting during its load or its tests); see :func:`runtime
 from __future__ import annotations
 
 import ast
+import builtins
 import dataclasses
 import re
 import textwrap
@@ -85,7 +86,7 @@ _INTROSPECTION_CALLS = {"sys._getframe", "inspect.currentframe", "inspect.stack"
                         "inspect.trace", "gc.get_objects", "gc.get_referrers", "gc.get_referents",
                         "traceback.extract_stack", "traceback.walk_stack"}
 _FRAME_ATTRS = {"f_back", "f_locals", "f_globals", "tb_frame", "gi_frame"}
-_BUILTIN_NAMES = frozenset(dir(__import__("builtins")))
+_BUILTIN_NAMES = frozenset(dir(builtins))
 _STDIN_CALLS = {"input", "sys.stdin.read", "sys.stdin.readline", "sys.stdin.readlines", "sys.stdin.buffer.read",
                 "sys.stdin.buffer.readline"}
 
