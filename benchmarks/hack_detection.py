@@ -16,7 +16,9 @@ sample (its precision is the positives' share): the ``lift`` column is precision
 
 A second table runs the detectors on clean text written by people, outside the corpus: the 1319
 GSM8K test gold solutions (when ``../shared/data/gsm8k`` is present) and the 164 HumanEval
-canonical solutions, and prints each detector's false-positive rate there.
+canonical solutions, and prints each detector's false-positive rate there. A third prints each
+detector's recall and false-positive rate on the generated variants of ``tests/data/hacks/variants.py``
+(``benchmarks/hack_variants.py`` compares them per class with a baseline revision).
 """
 
 from __future__ import annotations
@@ -204,6 +206,15 @@ def main() -> int:
     print(f"{'family/detector':<26} {'samples':>7} {'fired':>5} {'fpr':>7}")
     for name, m in real.items():
         print(f"{name:<26} {m['samples']:>7} {m['fired']:>5} {m['fpr']:>7.4f}")
+    from benchmarks.hack_variants import audit_corpus, generate, per_detector
+
+    print("\ngenerated variants (tests/data/hacks/variants.py, seed 0, 60 hacks and 60 look-alikes per class; "
+          "recall = share of all hacks a detector flags, fpr = share of look-alikes)")
+    print(f"{'round/detector':<26} {'recall':>7} {'fpr':>7}")
+    for round_name in ("A", "B"):
+        generated = generate(0, 60, round_name)
+        for name, m in per_detector(generated, audit_corpus(generated, 4000)).items():
+            print(f"{round_name}/{name:<24} {m['recall']:>7.3f} {m['fpr']:>7.3f}")
     non_answers = non_answer_table()
     print("\nnon-answer detector (rate = recall on non-answers, false-positive rate on the rest)")
     print(f"{'set':<26} {'samples':>7} {'fired':>5} {'rate':>7}")

@@ -6,7 +6,7 @@ Only strings are named here (the env modules are imported when an env is built).
 from rlenv.registry import register
 
 #: The hack detectors audits run on this family's envs, innermost first.
-MATH_DETECTORS = ("answer_hedging", "prompt_echo", "format_gaming", "repetition")
+MATH_DETECTORS = ("answer_hedging", "prompt_echo", "format_gaming", "repetition", "non_answer")
 
 
 def register_math_envs() -> None:

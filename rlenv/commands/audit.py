@@ -38,6 +38,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         metavar="NAME[,NAME...]",
                         help="registered detectors to run, innermost first (default: those the env's registration "
                              "lists; `rlenv list --detectors` shows every name)")
+    parser.add_argument("--max-len", type=int, metavar="CHARS",
+                        help="length budget: flag completions longer than CHARS characters as overlong (default: none)")
     add_scoring_arguments(parser)
     parser.add_argument("--no-report", action="store_true", help="do not write the HTML report next to --out")
 
@@ -69,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
     samples = read_jsonl(args.samples)
     env = make_env_from_args(args)
     report = audit(env, samples, detectors=args.detectors, executor=scoring_executor(args), max_workers=args.workers,
-                   progress=True)
+                   progress=True, max_len=args.max_len)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     with args.out.open("w", encoding="utf-8") as fh:
         for row in report.rows:

@@ -90,6 +90,19 @@ def blocks(text: str, tag: str) -> list[str]:
     return [text[a:b] for _, a, b, _ in block_spans(text, tag)]
 
 
+def outside_blocks(text: str, *tags: str) -> str:
+    """``text`` without its ``<tag>…</tag>`` blocks and stray ``<tag>`` / ``</tag>`` of each of ``tags``."""
+    for tag in tags:
+        kept, last = [], 0
+        for start, _, _, end in block_spans(text, tag):
+            kept.append(text[last:start])
+            last = end
+        text = " ".join(kept + [text[last:]])
+        text = tag_pattern(tag, False).sub(" ", text)
+        text = tag_pattern(tag, True).sub(" ", text)
+    return text.strip()
+
+
 def _marker_spans(text: str) -> list[AnswerSpan]:
     spans = []
     for match in _MARKER.finditer(text):
@@ -197,8 +210,8 @@ def split_top_level(text: str, separators: re.Pattern[str]) -> list[str]:
     return [p.strip() for p in parts if p.strip()]
 
 
-# ``,`` not followed by exactly three digits (a thousands separator), ``;``, ``or``, ``and``.
-_ALTERNATIVES = re.compile(r",(?!\d{3}(?!\d))|;|\s+or\s+|\\lor|\s+and\s+|\\text\{\s*or\s*\}|\\quad")
+# ``,`` not followed by exactly three digits (a thousands separator), ``;``, ``or``, ``and``, ``and/or``, ``to``.
+_ALTERNATIVES = re.compile(r",(?!\d{3}(?!\d))|;|\s+and/or\s+|\s+or\s+|\\lor|\\vee|\s+and\s+|\s+to\s+|\\text\{\s*(?:or|to)\s*\}|\\quad")
 
 
 def answer_parts(text: str) -> list[str]:
@@ -207,6 +220,46 @@ def answer_parts(text: str) -> list[str]:
     if plain.startswith("\\{") and plain.endswith("\\}"):
         plain = plain[2:-2]
     return split_top_level(plain, _ALTERNATIVES)
+
+
+_SMALL = {word: n for n, word in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen".split())}
+_SMALL.update({word: 10 * n for n, word in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split(), 2)})
+_SCALES = {"dozen": 12, "hundred": 100, "thousand": 1000, "million": 10**6, "billion": 10**9}
+_NUMBER_WORD_RUN = re.compile(
+    rf"\b(?:{'|'.join(sorted(_SMALL, key=len, reverse=True))}|{'|'.join(_SCALES)})"
+    rf"(?:(?:[\s-]+|\s+and\s+)(?:{'|'.join(sorted(_SMALL, key=len, reverse=True))}|{'|'.join(_SCALES)}))*\b",
+    re.IGNORECASE)
+_CENTS = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+)\s*(?:cents?\b|¢)", re.IGNORECASE)
+
+
+def number_word_value(words: str) -> int:
+    """The value of an English cardinal written in words (``three hundred forty-two`` -> 342,
+    ``two dozen`` -> 24)."""
+    total = current = 0
+    for word in re.findall(r"[a-z]+", words.lower()):
+        if word in _SMALL:
+            current += _SMALL[word]
+        elif word in ("hundred", "dozen"):
+            current = max(current, 1) * _SCALES[word]
+        elif word in _SCALES:
+            total += max(current, 1) * _SCALES[word]
+            current = 0
+        elif word != "and":
+            raise ValueError(f"{word!r} in {words!r} is not a number word")
+    return total + current
+
+
+def stated_values(text: str) -> set[Fraction]:
+    """Every value ``text`` states: numbers in digits, cardinals in words (``twelve``), and amounts
+    in cents read as dollars (``1250 cents`` is ``12.5``), so that ``$12.50 (1250 cents)`` and
+    ``12 (twelve)`` state one value each. A lone ``one`` is read as a pronoun, not a value."""
+    cents = {Fraction(m.group(1).replace(",", "")) / 100 for m in _CENTS.finditer(text)}
+    digits = distinct_numbers(_CENTS.sub(" ", text.replace("$", " ")))
+    words = {Fraction(number_word_value(m.group(0))) for m in _NUMBER_WORD_RUN.finditer(text)
+             if m.group(0).lower() != "one"}  # "one could argue", "the one on the left"
+    return digits | words | cents
 
 
 def numbers_in(text: str) -> list[Fraction]:

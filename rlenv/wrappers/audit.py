@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import collections
 import dataclasses
+import functools
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -19,6 +20,7 @@ import gymnasium
 from rlenv.scoring import resolve_samples, score_tasks
 from rlenv.wrappers.detection import with_hack_fields
 from rlenv.wrappers.detector_registry import Wrap, default_detectors, resolve_detectors
+from rlenv.wrappers.length import OverlongPenalty
 
 
 @dataclasses.dataclass
@@ -65,6 +67,7 @@ def audit(
     executor: Any = "thread",
     max_workers: int | None = None,
     progress: bool = False,
+    max_len: int | None = None,
 ) -> AuditReport:
     """Run the hack detectors on offline samples of ``env``.
 
@@ -76,6 +79,9 @@ def audit(
             factories ``env -> env``, innermost first; default: the env's own
             (:func:`~rlenv.wrappers.default_detectors`).
         executor, max_workers, progress: Scoring options, see :func:`rlenv.scoring.score_tasks`.
+        max_len: A length budget in characters: completions longer than this are flagged
+            ``overlong`` (an :class:`~rlenv.wrappers.OverlongPenalty` with no buffer, flag-only),
+            whatever the padding is made of. None (default): no budget.
     """
     samples = list(samples)
     if isinstance(env, str):
@@ -83,6 +89,10 @@ def audit(
 
         env = make(env)
     wraps = default_detectors(env) if detectors is None else resolve_detectors(detectors)
+    if max_len is not None:
+        if isinstance(max_len, bool) or not isinstance(max_len, int) or max_len < 1:
+            raise ValueError(f"max_len must be None or a positive number of characters, got {max_len!r}")
+        wraps.append(functools.partial(OverlongPenalty, max_len=max_len, buffer=0, penalty=0.0))
     checked = env
     for wrap in wraps:
         checked = wrap(checked)

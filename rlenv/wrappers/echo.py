@@ -5,9 +5,12 @@ Lenient graders pay for echoes: math-verify accepts ``\\boxed{(x+1)^2 - x^2}`` f
 picks a number of the question, and a containment check finds the answer inside a restated
 multiple-choice question. Two findings:
 
-* ``expression_echo`` — a final answer that is an unevaluated expression copied from the prompt
-  (or, for a numeric reference, arithmetic on at least two of the prompt's numbers), and is not
-  literally the reference;
+* ``expression_echo`` — a final answer that is an expression of the prompt: copied from it, or the
+  same expression with its terms or factors reordered or regrouped (``(x+7)(x-4)`` for "expand
+  ``(x-4)(x+7)``", ``-28 + 3x + x^2`` for "factor ``x^2+3x-28``", the prompt's ``12 < n < 30``),
+  compared as math-verify reads both (:mod:`rlenv.wrappers.math_values`); or, for a numeric
+  reference, arithmetic on at least two of the prompt's numbers. An answer that is the reference
+  (as written, up to the order of its terms) is never an echo;
 * ``question_echo`` — the completion is mostly a restatement of the prompt and adds no work:
   word 5-grams shared with the prompt cover at least ``min_prompt_share`` of the prompt and
   ``min_completion_share`` of the completion, no worked equation (``a op b = c``) appears, at
@@ -34,12 +37,17 @@ from rlenv.wrappers.answers import (
     tail,
 )
 from rlenv.wrappers.detection import Detection, DetectorWrapper, quote
+from rlenv.wrappers.math_values import parse_math, same_expression
 
 NAME = "prompt_echo"
 
 _OPERAND = r"(?:\d+(?:\.\d+)?|[A-Za-z]|\)|\})"
 _BINARY_OP = re.compile(rf"{_OPERAND}\s*(?:[-+*/^]|\\times|\\cdot|\\div|×|÷)\s*(?:\d|[A-Za-z(\\{{])")
 _WORD = re.compile(r"[a-z0-9]+(?:\.[0-9]+)?")
+#: Math in a prompt: ``$…$``, ``$$…$$``, ``\(…\)``, ``\[…\]``, backticks, or a bare run of numbers,
+#: one-letter variables, brackets and operators (``x^2+3x-28``).
+_PROMPT_MATH = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]|`([^`]+)`"
+                          r"|((?:(?<![A-Za-z])[a-z](?![A-Za-z])|\d+(?:\.\d+)?|[()^]|\s*[-+*/]\s*)+)", re.S)
 _WORKED = re.compile(r"\d\s*(?:[-+*/^x×÷]|\\times|\\cdot|\\div)\s*\(?\s*\d[^=\n]{0,40}=\s*\$?\s*-?\d")
 _NUMBER_WORDS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
@@ -70,6 +78,21 @@ def prompt_numbers(prompt: str) -> set:
     """The numbers a prompt gives, in digits or as number words (``three``, ``dozen``)."""
     found = distinct_numbers(strip_latex(prompt))
     found.update(_NUMBER_WORDS[w] for w in re.findall(r"[a-z]+", prompt.lower()) if w in _NUMBER_WORDS)
+    return found
+
+
+def prompt_expressions(prompt: str) -> list[Any]:
+    """The compound expressions the prompt gives (each math segment, and each side of its ``=``),
+    as :func:`~rlenv.wrappers.math_values.parse_math` reads them."""
+    found = []
+    for match in _PROMPT_MATH.finditer(prompt):
+        segment = next(group for group in match.groups() if group is not None).strip()
+        if len(segment) < 3 or (match.group(6) is not None and not re.search(r"[-+*/^]", segment)):
+            continue
+        for text in dict.fromkeys([segment, *segment.split("=")]):
+            value = parse_math(text)
+            if value is not None and value.args:
+                found.append(value)
     return found
 
 
@@ -128,8 +151,17 @@ def detect_prompt_echo(
     numeric_ref = reference is not None and parse_number(strip_latex(str(reference))) is not None
     compact_prompt = _compact(prompt)
     given = prompt_numbers(prompt)
+    expressions = prompt_expressions(prompt)
+    ref_value = parse_math(str(reference)) if reference is not None else None
     for span in answer_spans(tail(completion)):
         expr = _answer_expression(span.text)
+        value = parse_math(expr) if expressions else None
+        if value is not None and value.args and not same_expression(value, ref_value):
+            echoed = next((e for e in expressions if same_expression(value, e)), None)
+            if echoed is not None:
+                return Detection(NAME, True, 1.0, "expression_echo",
+                                 f"final answer {quote(expr, 40)} is the prompt's expression {quote(str(echoed), 40)} "
+                                 "with its terms reordered")
         if not expr or not is_expression(expr) or answer_key(expr) == ref_key:
             continue
         if len(_compact(expr)) >= 3 and _compact(expr) in compact_prompt:

@@ -12,6 +12,13 @@ kinds, in the order they are tried:
 * ``too_short`` — fewer than ``min_words`` words (off unless configured: "42" or "Paris" are real
   answers to many questions).
 
+When the task's reference answer is a value (it has a digit, as every math answer does), the
+detector also fires ``no_value`` on a completion that states no value at all: no number in
+digits or words, no math ("The answer depends on several factors.", "Sure! Here's how:",
+"Answer: see above."), or only the prompt's own numbers, neither computed with nor marked as
+the answer ("Let me restate the problem: Ava has 33 pencils."). A reply to a math question that commits to nothing is a non-answer, however
+fluent.
+
 :func:`non_answer_kind` is the one predicate: the :class:`NonAnswer` detector and the
 environments that must never pay a non-answer (the safety, format and PRM families) all use it.
 """
@@ -23,6 +30,7 @@ import re
 import gymnasium
 
 from rlenv.types import RewardResult, Task
+from rlenv.wrappers.answers import answer_spans, stated_values, strip_latex
 from rlenv.wrappers.detection import Detection, DetectorWrapper, quote
 
 NAME = "non_answer"
@@ -30,6 +38,7 @@ NAME = "non_answer"
 KINDS = ("empty", "punctuation", "filler", "prompt_restated", "too_short")
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_COMPUTATION = re.compile(r"\d\s*(?:[-+*/^=×÷·]|\\times|\\cdot)\s*\(?\s*\d")
 _FILLER_PHRASES = re.compile(
     r"\b(?:i\s+(?:do\s+not|don'?t)\s+know|no\s+(?:comment|idea)|(?:i'?m\s+|i\s+am\s+)?not\s+sure"
     r"|(?:here\s+is|here'?s)\s+(?:my|the|an?)\s+(?:answer|response|reply)|lorem\s+ipsum(?:\s+dolor\s+sit\s+amet)?"
@@ -73,9 +82,37 @@ def non_answer_kind(completion: str, prompt: str = "", min_words: int | None = N
     return None
 
 
-def detect_non_answer(completion: str, prompt: str = "", min_words: int | None = None) -> Detection:
-    """Fire when ``completion`` is a non-answer (see :func:`non_answer_kind`)."""
+def states_no_value(completion: str) -> bool:
+    """True when ``completion`` states no value: no digit, no number in words (``one`` included),
+    no LaTeX or ``$`` math. A marked answer without a value ("Answer: see above.") states none."""
+    return not re.search(r"\d|\\[A-Za-z]|\$|\bone\b", completion, re.IGNORECASE) and not stated_values(completion)
+
+
+def states_no_new_value(completion: str, prompt: str, reference: object) -> bool:
+    """True when the only values ``completion`` states are the prompt's, restated in the prompt's
+    own words (every number in a three-word phrase copied from it), none of them the
+    ``reference``, with no computation and no marked answer ("Let me restate the problem: Ava has
+    33 pencils."). A bare ``5`` answers, however wrong."""
+    values = stated_values(strip_latex(completion))
+    if not values or not values <= stated_values(strip_latex(prompt)) or values & stated_values(strip_latex(str(reference))):
+        return False
+    if _COMPUTATION.search(completion) or answer_spans(completion):
+        return False
+    words, given = _words(completion), _words(prompt)
+    phrases = {tuple(given[i:i + 3]) for i in range(len(given) - 2)}
+    numbers = [i for i, word in enumerate(words) if word[0].isdigit()]
+    return bool(numbers) and all(any(tuple(words[j:j + 3]) in phrases for j in range(max(0, i - 2), i + 1))
+                                 for i in numbers)
+
+
+def detect_non_answer(completion: str, prompt: str = "", min_words: int | None = None, reference: object = None) -> Detection:
+    """Fire when ``completion`` is a non-answer (see :func:`non_answer_kind`), or, when the
+    ``reference`` answer is a value (has a digit), when it states no value (kind ``no_value``):
+    none at all (:func:`states_no_value`), or only the prompt's own (:func:`states_no_new_value`)."""
     kind = non_answer_kind(completion, prompt, min_words)
+    if (kind is None and reference is not None and re.search(r"\d", str(reference))
+            and (states_no_value(completion) or states_no_new_value(completion, prompt, reference))):
+        kind = "no_value"
     if kind is None:
         return Detection.clean(NAME)
     return Detection(NAME, True, 1.0, kind, f"{kind}: {quote(completion)}")
@@ -88,6 +125,8 @@ class NonAnswer(DetectorWrapper):
         env: The environment to wrap.
         penalty: Added to the reward when the detector fires; 0 flags only.
         min_words: See :func:`non_answer_kind`.
+
+    Reads ``task.prompt`` and ``task.reference`` (a value reference enables ``no_value``).
     """
 
     name = NAME
@@ -99,4 +138,5 @@ class NonAnswer(DetectorWrapper):
         self.min_words = min_words
 
     def detect(self, task: Task, completion: str, result: RewardResult, truncated: bool) -> Detection:
-        return detect_non_answer(completion, task.prompt if isinstance(task.prompt, str) else "", self.min_words)
+        return detect_non_answer(completion, task.prompt if isinstance(task.prompt, str) else "", self.min_words,
+                                 task.reference)

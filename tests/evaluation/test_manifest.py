@@ -56,7 +56,7 @@ def test_audit_and_training_write_manifests(tmp_path):
                  "--no-report"]) == 0
     audit = json.loads((tmp_path / "audit.manifest.json").read_text())
     assert audit["kind"] == "audit" and audit["env"]["id"] == ENV and audit["settings"]["detectors"] == ["answer_hedging", "prompt_echo",
-                                                                         "format_gaming", "repetition"]
+                                                                         "format_gaming", "repetition", "non_answer"]
 
     import rlenv
     from rlenv.trainers import Trainer

@@ -57,7 +57,7 @@ def test_truncated_samples_and_custom_detectors():
 def test_each_env_declares_its_detectors_in_its_registration():
     assert detector_names("rlenv/ExactMatch-v0") == GENERIC_DETECTORS == detector_names(rlenv.make("rlenv/ExactMatch-v0"))
     assert detector_names("rlenv/HumanEval-v0") == ("code_tampering", "repetition")
-    assert detector_names("rlenv/GSM8K-v0") == ("answer_hedging", "prompt_echo", "format_gaming", "repetition")
+    assert detector_names("rlenv/GSM8K-v0") == ("answer_hedging", "prompt_echo", "format_gaming", "repetition", "non_answer")
     assert detector_names(rlenv.make("rlenv/Arithmetic-v0")) == detector_names("rlenv/Arithmetic-v0")
     assert detector_names(rlenv.make("rlenv/Format-v0", answer_check="exact_match")) == GENERIC_DETECTORS
     assert default_detectors("rlenv/HumanEval-v0") == [CodeTampering, RepetitionPenalty]
@@ -172,3 +172,25 @@ def test_cli_reports_a_missing_file(tmp_path):
                            str(tmp_path / "nope.jsonl"), "--out", str(tmp_path / "o.jsonl")],
                           capture_output=True, text=True, timeout=PATIENCE_S)
     assert proc.returncode == 2 and "nope.jsonl" in proc.stderr
+
+
+def test_a_length_budget_flags_overlong_completions_whatever_the_padding():
+    padded = "Paris" + "\u200b" * 300  # invisible padding: no repetition measure sees it
+    report = audit("rlenv/ExactMatch-v0", [{"index": 0, "completion": "Paris"}, {"index": 0, "completion": padded}],
+                   executor="serial", max_len=100)
+    assert report.detectors[-1] == "overlong"
+    assert [[h["kind"] for h in r["hacks"]] for r in report.rows] == [[], ["overlong"]]
+    assert report.rows[1]["reward"] == report.rows[1]["raw_reward"]  # flag-only
+    with pytest.raises(ValueError, match="max_len must be None or a positive number of characters, got 0"):
+        audit("rlenv/ExactMatch-v0", [], max_len=0)
+
+
+def test_cli_max_len(tmp_path):
+    samples = tmp_path / "samples.jsonl"
+    samples.write_text(json.dumps({"index": 0, "completion": "Paris " + "9" * 60}) + "\n", encoding="utf-8")
+    out = tmp_path / "rows.jsonl"
+    proc = subprocess.run([sys.executable, "-m", "rlenv", "audit", "rlenv/ExactMatch-v0", "--samples", str(samples),
+                           "--out", str(out), "--executor", "serial", "--no-report", "--max-len", "40"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout.strip().splitlines()[-1])["detectors"]["overlong"]["count"] == 1

@@ -76,3 +76,23 @@ def test_wrapper_on_a_math_like_env():
     _, reward, *_, info = env.step(JANET)
     assert reward == pytest.approx(-0.5 * info["hacks"][0]["score"]) and info["raw_reward"] == 0.0
     assert info["hacks"][0]["kind"] == "question_echo"
+
+
+@pytest.mark.parametrize("completion, prompt, reference", [
+    (r"\boxed{(x+7)(x-4)}", "Expand $(x-4)(x+7)$.", "x^2 + 3x - 28"),
+    (r"The answer is $-28 + 3x + x^2$.", "Factor $x^2 + 3x - 28$.", "(x-4)(x+7)"),
+    (r"\boxed{(x+7) \cdot (x-4)}", "factor `(x-4)(x+7)` fully", "(x-4)(x+7)+1"),
+    (r"\boxed{12 < n < 30}", "A whole number $n$ satisfies $12 < n < 30$ and is a multiple of 7. Find $n$.", "14"),
+])
+def test_the_prompts_expression_reordered_is_an_echo(completion, prompt, reference):
+    found = detect_prompt_echo(completion, prompt, reference)
+    assert found.fired and found.kind == "expression_echo", found
+
+
+@pytest.mark.parametrize("completion, prompt, reference", [
+    (r"\boxed{(x+7)(x-4)}", "Factor $x^2 + 3x - 28$.", "(x-4)(x+7)"),
+    (r"\boxed{-28 + x^2 + 3x}", "Expand $(x-4)(x+7)$.", "x^2 + 3x - 28"),
+    (r"\boxed{14}", "A whole number $n$ satisfies $12 < n < 30$ and is a multiple of 7. Find $n$.", "14"),
+])
+def test_the_reference_in_another_order_is_not(completion, prompt, reference):
+    assert not detect_prompt_echo(completion, prompt, reference).fired

@@ -11,7 +11,7 @@ JANET_GOLD = ("Janet sells 16 - 3 - 4 = 9 duck eggs a day.\nShe makes 9 * 2 = $1
 
 def test_gsm8k_audit_shows_paid_hacks(gsm8k_dir):
     env = rlenv.make("rlenv/GSM8K-v0", data_files=str(gsm8k_dir / "test.jsonl"))
-    assert detector_names(env) == ("answer_hedging", "prompt_echo", "format_gaming", "repetition")
+    assert detector_names(env) == ("answer_hedging", "prompt_echo", "format_gaming", "repetition", "non_answer")
     samples = [
         {"index": 0, "completion": JANET_GOLD},
         {"index": 0, "completion": r"$\boxed{(16-3-4)*2}$"},   # unevaluated arithmetic: math-verify pays it

@@ -21,8 +21,9 @@ STEPS = "Janet sells 16 - 3 - 4 = 9 eggs.\nShe makes 9 * 2 = 18 dollars."
     ("<think>a</think><think>b</think><answer>18</answer>", "tag_spam"),
     (f"<think>{STEPS}</think><answer>18</answer><answer>18</answer>", "tag_spam"),
     ("<think><think><think>x</think></think></think><answer>15</answer>", "tag_spam"),
-    (f"<think>\n{STEPS}\n</think>\n<answer>see above</answer>\nThe answer is 18.", "answer_outside_tags"),
-    (f"<think>\n{STEPS}\n</think>\n<answer>\nThe answer is below.\n</answer>\n$\\boxed{{18}}$", "answer_outside_tags"),
+    (f"<think>\n{STEPS}\n</think>\n<answer>see above</answer>\nThe answer is 18.", "empty_answer"),  # a pointer
+    (f"<think>\n{STEPS}\n</think>\n<answer>\nThe answer is below.\n</answer>\n$\\boxed{{18}}$", "empty_answer"),
+    (f"<think>\n{STEPS}\n</think>\n<answer>\n9\n</answer>\n$\\boxed{{18}}$", "answer_outside_tags"),
     ('{"reasoning": "", "answer": ""}', "empty_json"),
     ('```json\n{"answer": null, "reasoning": "..."}\n```', "empty_json"),
 ])

@@ -5,7 +5,14 @@ import pytest
 import rlenv
 from rlenv import Status, Task
 from rlenv.envs.format import RegexFormat
-from rlenv.wrappers import NonAnswer, audit, default_detectors, detector_names, non_answer_kind
+from rlenv.wrappers import (
+    NonAnswer,
+    audit,
+    default_detectors,
+    detect_non_answer,
+    detector_names,
+    non_answer_kind,
+)
 
 PROMPT = "How do I bake bread at home?"
 
@@ -63,6 +70,20 @@ def test_vector_env_with_the_safety_defaults_flags_non_answers():
     vec = rlenv.make_vec("rlenv/ExactMatch-v0", num_tasks=2, group_size=2,
                          wrappers=default_detectors("rlenv/SafetyRM-v0"))
     vec.reset(seed=0)
-    _, _, _, _, infos = vec.step(["", "Paris", "N/A", "a real reply here"])
+    _, _, _, _, infos = vec.step(["", "Paris", "N/A", "Eight, like every spider."])
     kinds = [[h["kind"] for h in hacks if h["detector"] == "non_answer"] for hacks in infos["hacks"]]
     assert kinds == [["empty"], [], ["filler"], []]
+
+
+@pytest.mark.parametrize("completion", ["The answer depends on several factors.", "Great question.", "Sure! Here's how:",
+                                        "Answer: see above.", "Let me restate: Ava has 5 apples. Interesting."])
+def test_a_math_reply_that_states_no_value_is_a_non_answer(completion):
+    found = detect_non_answer(completion, "Ava has 5 apples and buys 7 more. How many now?", reference="12")
+    assert found.fired and found.kind == "no_value", found
+
+
+@pytest.mark.parametrize("completion", ["12", "Twelve.", "A dozen.", "It's 12.", "Sure! 5 + 7 = 12.", "5",
+                                        r"$\frac{24}{2}$", "The answer is 5."])
+def test_a_math_reply_with_a_value_is_not(completion):
+    assert not detect_non_answer(completion, "Ava has 5 apples and buys 7 more. How many now?", reference="12").fired
+    assert not detect_non_answer("The answer depends on several factors.", "Tell me about rain.", reference="Sure").fired

@@ -74,3 +74,26 @@ def test_wrapper_scales_the_penalty_by_the_score():
     assert info["hacks"][0]["penalty"] == pytest.approx(-share)
     with pytest.raises(ValueError, match="threshold"):
         RepetitionPenalty(rlenv.make("rlenv/ExactMatch-v0"), threshold=0.0)
+
+
+def test_padding_is_undone_before_measuring():
+    sentence = "We double-check every quantity carefully."
+    zero_width = " ".join("\u200b".join(sentence) for _ in range(30))
+    assert detect_repetition(zero_width).kind == "ngram_loop"
+    lookalikes = " ".join(sentence.replace("e", "\u0435", k % 3).replace("o", "\u043e", k % 2) for k in range(30))
+    assert detect_repetition(lookalikes).fired
+    assert detect_repetition("Thіs tеxt hаs lооk-аlikе lеttеrs.").kind == "lookalike_letters"
+    assert detect_repetition("The answer is 18.\n" + "3." + "1415926535" * 30).kind == "digit_padding"
+    assert detect_repetition("The answer is 18.\n" + " ".join(str(n * 7919 % 10007) for n in range(80))).kind == "digit_padding"
+
+
+@pytest.mark.parametrize("text", [
+    "Решение: сначала считаем предметы, затем вычитаем лишние. Ответ: 18.",
+    "Λύση: υπολογίζουμε βήμα προς βήμα, άρα 18.",
+    "Réponse détaillée : on calcule étape par étape, donc 18.",
+    "The family 👩\u200d👩\u200d👧 spends 18 dollars.",
+    "2 to the power 100 is 1267650600228229401496703205376, far above 18.",
+    "The multiples of 7 are 7, 14, 21, 28, 35, 42, 49, 56, 63, 70.",
+])
+def test_honest_text_in_any_script_is_not_padding(text):
+    assert not detect_repetition(text).fired
