@@ -98,8 +98,8 @@ def test_with_ci_true_docker_tests_fail_instead_of_skipping(tmp_path):
         def test_needs_docker(pool):
             assert pool.run is not None
     """))
-    for conftest in ("conftest.py", os.path.join("sandbox", "conftest.py")):  # the repo's tests/ layout
-        (tmp_path / conftest).write_text(open(os.path.join(REPO, "tests", conftest)).read())
+    for name in ("conftest.py", "waiting.py", os.path.join("sandbox", "conftest.py")):  # the repo's tests/ layout
+        (tmp_path / name).write_text(open(os.path.join(REPO, "tests", name)).read())
     env = {**os.environ, "DOCKER_HOST": "unix:///nonexistent/docker.sock", "PYTHONPATH": REPO}
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir", str(tmp_path), str(probe)]
     in_ci = subprocess.run(command, capture_output=True, text=True, env={**env, "CI": "true"}, timeout=PATIENCE_S)
