@@ -569,7 +569,8 @@ def spawn(server: ForkServer, limits: dict, workdir: str, mode: str, code_fd: in
 def set_up(ready_fd: int) -> bool:
     """Whether the candidate process behind ``ready_fd`` (the ``ready`` end from :func:`spawn`)
     finished its sandbox set-up; closes ``ready_fd``. A process that did not is a sandbox
-    fault, never the candidate's failure: its code never ran."""
+    fault, never the candidate's failure: its code never ran (unless the job's time ran out
+    first, as on a loaded machine: then the job is a timeout)."""
     try:
         return os.read(ready_fd, 1) == b"1"
     except BlockingIOError:
@@ -1569,7 +1570,7 @@ def _run_cases(header: dict, candidate: dict, code_fd: int, server: ForkServer, 
                       host_fd=0)
         why = child.pump(min(job_deadline, began + float(limits["test_timeout_s"])))
         child.close()
-        if not set_up(fds["ready"]):
+        if not set_up(fds["ready"]) and why != "timeout":  # unfinished at the deadline: a loaded machine, a timeout
             raise SandboxFault(f"a candidate process's set-up failed: {_text(child.output(child.err_fd), 2000)}")
         run = {"status": "ran", "error": None, "time_s": round(child.elapsed(), 6), "exit_code": child.exit_code(),
                "stdout": child.output(child.out_fd), "stderr": _text(child.output(child.err_fd), keep)}
@@ -1628,7 +1629,8 @@ def run_job(header: dict, candidate: dict, grader: Grader, server: ForkServer) -
         for fd in fds:
             os.close(fd)
     result = _verdict(report, reason, exit_status, nonce, oom_before)
-    if ready is not None and not set_up(ready) and result.get("status") != JobStatus.OK:
+    # A set-up still unfinished when the job ran out of time is a timeout (a loaded machine), not a fault.
+    if ready is not None and not set_up(ready) and result.get("status") not in (JobStatus.OK, JobStatus.TIMEOUT):
         raise SandboxFault(f"the candidate process's set-up failed: {result.get('error')}")
     retire = result.pop("retire", False)
     if reason != "ok" or "nonce" not in result or retire:

@@ -6,12 +6,17 @@ would show as a pass. Shared by the red-team tests and ``benchmarks/sandbox_soak
 
 from __future__ import annotations
 
+import dataclasses
 import textwrap
 
 from rlenv.envs.code import AssertTests
 from rlenv.sandbox import FunctionJob, IOCase, Limits, ProgramJob
 
 LIMITS = Limits(timeout_s=6.0, test_timeout_s=2.0, memory_mb=256)
+#: Time limits of the good jobs around each attack (primers, replay list): far above what they need even on a
+#: loaded machine (a 160 MiB allocation timed out at 2 s under load 8), so that only a poisoned container can
+#: change their verdicts. Same memory limit.
+GOOD_JOB_LIMITS = dataclasses.replace(LIMITS, timeout_s=120.0, test_timeout_s=60.0)
 TEST = "assert f(3) == 9"
 
 #: A module body the attacks write where a grader might import it: it makes every job pass.
@@ -751,13 +756,18 @@ def hostile_jobs() -> dict[str, FunctionJob | ProgramJob]:
 def primer_jobs() -> list[FunctionJob | ProgramJob]:
     """Right answers run just before each hostile case, in the same container (what a GRPO
     sibling does): a case must not find them."""
-    return [function_job("def f(x):\n    return x * x\n"), program_job("print(int(input()) ** 2)\n")]
+    return good_jobs([function_job("def f(x):\n    return x * x\n"), program_job("print(int(input()) ** 2)\n")])
+
+
+def good_jobs(jobs: list[FunctionJob | ProgramJob]) -> list[FunctionJob | ProgramJob]:
+    """``jobs`` with :data:`GOOD_JOB_LIMITS`."""
+    return [dataclasses.replace(job, limits=GOOD_JOB_LIMITS) for job in jobs]
 
 
 def replay_jobs() -> list[FunctionJob | ProgramJob]:
     """Good and wrong solutions of several kinds, whose verdicts must never depend on earlier jobs."""
     square = "def f(x):\n    return x * x\n"
-    return [
+    return good_jobs([
         function_job(square),
         function_job(_WRONG),
         function_job("from collections import Counter\ndef f(s):\n    return Counter(s)\n",
@@ -788,5 +798,5 @@ def f(x):
     return "bound"
 """, ["assert f(0) in ('bound', 'PermissionError')"]),
         ProgramJob("print(1 / 3)\nprint(int(input()) ** 2)\n", [IOCase("3\n", "0.333333\n9"), IOCase("4\n", "0.3333333\n16")],
-                   compare="numeric", limits=LIMITS),
-    ]
+                   compare="numeric"),
+    ])
