@@ -273,7 +273,7 @@ import sys, time
 sys.path.insert(0, {repo!r})
 from rlenv.sandbox import Limits, ProgramJob, SandboxPool
 pool = SandboxPool(2).start()
-job = pool.submit(ProgramJob("import time\\ntime.sleep(600)", limits=Limits(timeout_s=900, test_timeout_s=800)))
+job = pool.submit(ProgramJob("import time\\ntime.sleep(60)", limits=Limits(timeout_s=90, test_timeout_s=80)))
 print(pool.pool_id, flush=True)
 job.result()
 """
