@@ -22,16 +22,20 @@ can see hedging):
   (:func:`closing_answer`): as nothing but math (``$$3$$``), in bold (``So there are **45**
   handshakes.``), as a math value around ``is``/``equals``/``we find that`` (``..., the area is
   $12\\pi$.``), as an assignment (``Hence $x = 5$.``), or,
-  after a ``</think>`` (the rest is the answer section), as its only number (``There are 45
-  handshakes.``). An imperative with an expression (the problem echoed: ``Simplify
+  after a ``</think>`` (the rest is the answer section) or when it concludes (``Therefore``,
+  ``So``, ``Thus``, ...), as its only number (``There are 45 handshakes.``, ``Therefore, the
+  probability is 2/3.``). An imperative with an expression (the problem echoed: ``Simplify
   $\\sqrt{242}$.``) states nothing;
+* ``"bare"``: the whole completion when it is nothing but a value (one short line starting with a
+  digit or LaTeX, at most one word: ``7,425,000``, ``$\\frac{10}{9}$``, ``28 percent``);
 * the opt-in last-number fallback (:data:`LAST_NUMBER`), used only when no listed format matched.
 
 A sentence found by an anchor is read as an answer in one order (:func:`statement_answer`): a
 sentence made only of math spans is those spans (``\\(x = 4\\) and \\(x = -1\\)`` is
 ``x = 4, x = -1``); else its bold span; else what follows its last ``is``/``are``/``equals``
 (Minerva's ``The volume of $ABCDEFGH$ is 120``), or, with nothing there, what precedes it
-(``$x \\ge 5$ is the solution``); else its last math span; else the text.
+(``$x \\ge 5$ is the solution``); else its last math span; else its one plain number
+(``Final Answer: Jane started growing Sphere 3 hours ago.``); else the text.
 
 **Restated answers.** The final answer of every other anchored format present counts as an
 answer too (``\\boxed{69}`` then ``#### 96`` is hedging, not "the first format wins"): of
@@ -53,7 +57,8 @@ from collections.abc import Sequence
 from rlenv.boxed import NUMBER, boxed_spans, unwrap_boxed
 
 #: All anchored formats, in the default priority order.
-ANSWER_FORMATS: tuple[str, ...] = ("boxed", "gsm8k", "answer_tag", "final_heading", "answer_is", "closing_sentence")
+ANSWER_FORMATS: tuple[str, ...] = ("boxed", "gsm8k", "answer_tag", "final_heading", "answer_is", "closing_sentence",
+                                   "bare")
 #: The name reported for answers found by the last-number fallback.
 LAST_NUMBER = "last_number"
 #: Formats whose final answer counts wherever it is; the other anchors count after the final answer.
@@ -73,6 +78,10 @@ _FINAL_HEADING = re.compile(r"^[ \t]*(?:(?:#{1,6}[ \t]*\**|\*\*)?[ \t]*final[ \t
 _SENTENCE_END = re.compile(r"(?<!\\)[.?!](?=\s|$)|\bI hope\b|\n[ \t]*\n")
 _MATH_SPAN = re.compile(r"(?<!\\)\$\$(.+?)(?<!\\)\$\$|(?<!\\)\$(.+?)(?<!\\)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.S)
 _PARAGRAPH_END = re.compile(r"\n[ \t]*\n|\n[ \t]*#")
+_OPENS_DISPLAY = re.compile(r"[\s:*]*(\$\$|\\\[)[^$\]]*$")  # a line ending inside ``$$ ...`` or ``\[ ...``
+#: Where the next turn of a chat starts (a completion that ran past its end of turn): not the answer.
+_END_OF_TURN = re.compile(r"<\|im_end\|>|<\|im_start\|>|<\|endoftext\|>|<\|eot_id\|>|<\|end\|>|</s>|"
+                          r"<\|start_header_id\|>|<｜end▁of▁sentence｜>")
 _BLANK = re.compile(r"\s*")
 _BOLD = re.compile(r"\*\*(.+?)\*\*", re.S)
 _SPAN_CONNECTORS = re.compile(r"(?:\s|,|;|\band\b|\bor\b|\\quad|\\qquad)*")
@@ -87,6 +96,14 @@ COPULAS = r"(?:is|are|equals|be|was|were)"
 _COPULA = re.compile(rf"\s{COPULAS}\s|\bwe\s+(?:find|get|have|obtain|conclude)(?:\s+that)?\s", re.I)
 _ASSIGNMENT = re.compile(r"^[A-Za-z](?:_\{?\w+\}?)?\s*=\s*[^=]+$")  # x = 5, a_1 = 3
 _VALUE = re.compile(r"[\d\\]")
+_PLAIN_VALUE = re.compile(NUMBER.pattern + r"(?:/\d+)?%?")  # 45, 1,000.5, 2/3, 100%
+_HOPE_TAIL = re.compile(r"\s*I hope (?:it|this|that) is correct\.?$")  # Minerva's closing formula
+_CONCLUDING = r"(?:Therefore|Thus|Hence|So|In conclusion|Finally|In total|Altogether)\b"  # a sentence's start
+_NEW_CONCLUSION = re.compile(rf"(?<=\s){_CONCLUDING}")  # a conclusion after a sentence with no full stop
+_CONCLUDES = re.compile(rf"\W*{_CONCLUDING}")
+#: Longest completion that can be a bare answer (``7,425,000``, ``$\frac{10}{9}$``, ``28 %``).
+_MAX_BARE_CHARS = 80
+_BARE_START = re.compile(r"[-+−$\\(\[{.\d]")
 _VALUE_AFTER_ANCHOR = re.compile(r"[\s:*]*(?:[-+$\\(\[\d]|\.\d)")  # "the answer is 45", not "... is independent of $n$"
 _WORD = re.compile(r"(?<!\\)\b[A-Za-z]{2,}\b")
 _DELIMITERS = (("$$", "$$"), ("$", "$"), ("\\(", "\\)"), ("\\[", "\\]"))
@@ -190,7 +207,17 @@ def statement_answer(sentence: str) -> str:
         return statement_answer(sentence[copulas[-1].end():]) or statement_answer(sentence[:copulas[-1].start()])
     if spans:
         return _span_text(spans[-1])
+    value = single_value(sentence)
+    if value and len(_WORD.findall(sentence)) >= 2:  # "Jane started growing Sphere 3 hours ago"
+        return value
     return _tidy(sentence)
+
+
+def single_value(sentence: str) -> str:
+    """The one plain number of ``sentence`` outside its math spans (``45``, ``2/3``, ``100%``), or ""
+    when it has none or several."""
+    values = _PLAIN_VALUE.findall(_outside_spans(sentence, _math_spans(sentence)))
+    return values[0] if len(values) == 1 else ""
 
 
 def closing_answer(sentence: str) -> str:
@@ -227,6 +254,11 @@ def _paragraph_after(text: str, position: int, stop: int | None = None) -> str:
     stop = len(text) if stop is None else stop
     line_end = text.find("\n", position, stop)
     line = text[position:stop] if line_end == -1 else text[position:line_end]
+    opened = _OPENS_DISPLAY.match(line)
+    if opened:  # ``Answer \[`` with the math on the next lines: the span is the answer
+        close = text.find(opened.group(1).replace("[", "]"), position + opened.end(), stop)
+        if close != -1:
+            return text[position:close + len(opened.group(1))]
     if line.strip(" \t*:") or line_end == -1:
         return line
     start = _BLANK.match(text, line_end, stop).end()
@@ -302,17 +334,30 @@ def _closing_sentence_answers(text: str, after_thinking: bool = False) -> Found:
     """The answer stated by the last sentence of ``text`` (:func:`closing_answer`); after a
     ``</think>`` (the text is the answer section), also its one number when it has only one
     (``There are 45 handshakes.``)."""
-    stripped = text.rstrip()
+    stripped = _HOPE_TAIL.sub("", text.rstrip())
     if stripped.endswith("?"):
         return []  # a question states nothing
     outside = _outside_spans(stripped, _math_spans(stripped))
     ends = [match.end() for match in _SENTENCE_END.finditer(outside) if match.end() < len(stripped) - 1]
-    start = ends[-1] if ends else 0
+    ends += [match.start() for match in _NEW_CONCLUSION.finditer(outside)]  # "... P(A) = 2/3 Therefore, ..."
+    start = max(ends, default=0)
     answer = closing_answer(stripped[start:])
-    if not answer and after_thinking:
-        numbers = NUMBER.findall(stripped[start:])
-        answer = numbers[0] if len(numbers) == 1 else ""
+    if not answer and (after_thinking or _CONCLUDES.match(stripped[start:])):
+        answer = single_value(stripped[start:])
     return [(start, len(stripped), answer)] if answer else []
+
+
+def _bare_answers(text: str) -> Found:
+    """The whole text when it is nothing but a value: one short line that starts with the value (a
+    digit or LaTeX: never ``Compute $x$``, the problem echoed) and has at most one word (a unit,
+    ``percent``)."""
+    stripped = text.strip()
+    if (len(stripped) > _MAX_BARE_CHARS or "\n" in stripped or not _BARE_START.match(stripped)
+            or not _VALUE.search(stripped) or boxed_spans(stripped)):
+        return []
+    if len(_WORD.findall(_outside_spans(stripped, _math_spans(stripped)))) > 1:
+        return []
+    return [(0, len(text), statement_answer(stripped))]
 
 
 def _answer_tag_answers(text: str) -> Found:
@@ -340,6 +385,8 @@ def _format_answers(text: str, fmt: str, after_thinking: bool = False) -> Found:
         return _answer_is_answers(text)
     if fmt == "closing_sentence":
         return _closing_sentence_answers(text, after_thinking)
+    if fmt == "bare":
+        return _bare_answers(text)
     raise ValueError(f"unknown answer format {fmt!r}: expected one of {ANSWER_FORMATS}")
 
 
@@ -359,8 +406,12 @@ def check_formats(formats: Sequence[str]) -> tuple[str, ...]:
 
 
 def answer_text(completion: str) -> str:
-    """The part of ``completion`` that may hold its answer: after the last ``</think>``, and
-    before an unclosed ``<think>`` (the rest is reasoning, or a completion cut off mid-thought)."""
+    """The part of ``completion`` that may hold its answer: before a chat template's end of turn
+    (``<|im_end|>``, ``<|im_start|>user``, ``</s>``, ...: what follows is another turn), after the
+    last ``</think>``, and before an unclosed ``<think>`` (the rest is reasoning, or a completion
+    cut off mid-thought)."""
+    turn_end = next((m.start() for m in _END_OF_TURN.finditer(completion) if completion[:m.start()].strip()), None)
+    completion = completion if turn_end is None else completion[:turn_end]
     think_end = completion.rfind(_THINK_END)
     text = completion if think_end == -1 else completion[think_end + len(_THINK_END):]
     think_start = text.find(_THINK_START)
@@ -390,7 +441,7 @@ def extract_answers(
             final_end = found[-1][1]
             restated = []
             for other in formats[n + 1:]:
-                if other == "closing_sentence":
+                if other in ("closing_sentence", "bare"):
                     continue
                 answers = [(start, end, answer) for start, end, answer in _format_answers(text, other)
                            if _restates_a_value(answer) and (other in _COMMITTING or start >= final_end)

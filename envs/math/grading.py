@@ -140,8 +140,8 @@ def inexact_for(gold: Any, pred: Any) -> bool:
     """Whether ``pred`` is a decimal approximation of an exact ``gold`` no decimal can write
     (an irrational number, or a rational whose denominator has a prime factor other than 2 and
     5): ``1.41421356`` for ``\\sqrt2``, ``0.3333`` for ``\\frac13``, however many digits."""
-    if not (isinstance(gold, Basic) and isinstance(pred, Basic) and gold.is_number and pred.has(Float)):
-        return False
+    if not (isinstance(gold, Basic) and isinstance(pred, Basic) and gold.is_number and isinstance(pred, Float)):
+        return False  # only a decimal is an approximation: 10\sqrt{10.5}/27 is exact (5\sqrt{42}/27)
     if gold.has(Float):
         return False
     if isinstance(gold, Rational):

@@ -88,7 +88,7 @@ def test_last_number_fallback_is_opt_in():
 def test_unknown_format_is_rejected_with_the_valid_names():
     with pytest.raises(ValueError, match="unknown answer format 'latex'"):
         extract_answers("x", formats=("latex",))
-    assert set(ANSWER_FORMATS) == {"boxed", "gsm8k", "answer_tag", "final_heading", "answer_is", "closing_sentence"}
+    assert set(ANSWER_FORMATS) == {"boxed", "gsm8k", "answer_tag", "final_heading", "answer_is", "closing_sentence", "bare"}
 
 
 def test_extraction_is_linear_on_a_large_adversarial_completion():
@@ -172,3 +172,47 @@ def test_an_echoed_problem_states_no_answer(verb, expression):
 )
 def test_closing_statements(completion, final):
     assert extract_answers(completion).final == final
+
+
+END_OF_TURN = ["<|im_end|>", "<|im_start|>user", "<|endoftext|>", "<|eot_id|>", "</s>", "<|end|>", "<｜end▁of▁sentence｜>"]
+
+
+@pytest.mark.parametrize("token", END_OF_TURN)
+@pytest.mark.parametrize("ending", ["So the answer is $5$.", "Therefore, there are 5 ways.", "$$5$$"])
+def test_what_follows_an_end_of_turn_is_not_the_answer(token, ending):
+    # a completion that ran past its turn: the next turn (here a different answer) is not read
+    completion = f"We count the ways. {ending} {token}\nNext question: the answer is 7."
+    assert extract_answers(completion).answers == ("5",), completion
+
+
+@pytest.mark.parametrize("anchor", ["Answer", "**Answer**", "Final answer", "The answer is"])
+@pytest.mark.parametrize(("open_", "close"), [("\\[", "\\]"), ("$$", "$$")])
+def test_an_anchor_followed_by_display_math_on_the_next_lines_reads_the_math(anchor, open_, close):
+    assert extract_answers(f"Some work.\n{anchor} {open_} \n \\frac{{3}}{{4}} \n {close}").answers == ("\\frac{3}{4}",)
+
+
+@pytest.mark.parametrize("connective", ["Therefore,", "Thus", "Hence,", "So", "In conclusion,", "Finally,"])
+@pytest.mark.parametrize(("value", "rest"), [("2/3", ""), ("100%", ""), ("12", " distinct sequences meet the conditions")])
+def test_a_concluding_sentence_states_its_one_plain_value(connective, value, rest):
+    for before in ("We solve for it. ", "We get P(A) = 1/2 + 1/4 P(A) "):  # with and without a full stop before
+        completion = f"{before}{connective} the count we want is {value}{rest}. I hope it is correct."
+        assert extract_answers(completion).answers == (value,), completion
+    assert extract_answers(f"{connective} we compare 3 and 4.").answers == ()  # two values state no answer
+
+
+@pytest.mark.parametrize("sentence", ["Jane started growing Sphere 3 hours ago", "there were 3 red marbles left",
+                                      "the train needs 3 more hours"])
+def test_an_anchored_sentence_with_one_plain_number_states_it(sentence):
+    assert extract_answers(f"Final Answer: {sentence}. I hope it is correct.").answers == ("3",)
+
+
+@pytest.mark.parametrize(("completion", "answer"), [("7,425,000", "7,425,000"), ("-5", "-5"), ("$\\frac{10}{9}$", "\\frac{10}{9}"),
+                                                    ("28 percent", "28 percent"), ("\\(x = 4\\)", "x = 4")])
+def test_a_completion_that_is_only_a_value_is_a_bare_answer(completion, answer):
+    found = extract_answers(completion)
+    assert (found.format, found.answers) in (("bare", (answer,)), ("closing_sentence", (answer,)))
+
+
+@pytest.mark.parametrize("completion", ["Compute $2+3$", "so we have 12", "12 apples and 3 pears", "\\boxed{}"])
+def test_words_around_a_value_are_not_a_bare_answer(completion):
+    assert extract_answers(completion).format != "bare"

@@ -172,3 +172,14 @@ def test_invalid_settings_are_rejected_with_the_bad_value():
         MathVerifier(timeout=0)
     with pytest.raises(ValueError, match="formats must be distinct names"):
         GradingConfig(formats=("boxed", "boxed"))
+
+
+@pytest.mark.parametrize(("gold", "exact", "decimal"), [
+    ("\\frac{5\\sqrt{42}}{27}", "\\frac{10\\sqrt{10.5}}{27}", "1.2003"),
+    ("\\sqrt{2}", "\\sqrt{8} / 2", "1.41421356"),
+    ("\\frac{1}{3}", "\\frac{1.5}{4.5}", "0.333333333"),
+])
+def test_a_decimal_inside_an_exact_expression_is_not_an_approximation(verifier, gold, exact, decimal):
+    task = Task("t", "q", gold)
+    assert verifier(task, f"The answer is ${exact}$.").correct
+    assert not verifier(task, f"The answer is ${decimal}$.").correct  # a bare decimal of an irrational still is
