@@ -44,6 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import rlenv  # noqa: E402
 from rlenv.envs.math.arithmetic import make_arithmetic_env  # noqa: E402
 from rlenv.scoring import score_tasks  # noqa: E402
+from rlenv.service import RemoteVerifier  # noqa: E402
 from rlenv.types import Task  # noqa: E402
 from rlenv.worker_pool import default_num_workers  # noqa: E402
 
@@ -184,7 +185,7 @@ def bench_service(items: int, clients: int, requests: int, batch: int) -> None:
     process, url = start_server()
     try:
         verifier = rlenv.make("rlenv/Arithmetic-v0").unwrapped.verifier
-        remote = rlenv.RemoteVerifier(url, "rlenv/Arithmetic-v0", by="reference", batch_size=batch)
+        remote = RemoteVerifier(url, "rlenv/Arithmetic-v0", by="reference", batch_size=batch)
         score_tasks(remote, *math_items(256, seed=20_000))  # connection and server workers warm
         local, expected = timed(score_tasks, verifier, *math_items(items, seed=20_001))
         tasks, completions = math_items(items, seed=20_002)

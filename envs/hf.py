@@ -19,6 +19,8 @@ import weakref
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+from rlenv.errors import check_choice
+
 logger = logging.getLogger(__name__)
 
 #: ``model_class`` name -> the transformers Auto class that loads it.
@@ -55,8 +57,7 @@ class ModelConfig:
         object.__setattr__(self, "path", os.fspath(self.path))
         if self.model_class not in AUTO_CLASSES:
             raise ValueError(f"model_class must be one of {sorted(AUTO_CLASSES)}, got {self.model_class!r}")
-        if self.dtype not in DTYPES:
-            raise ValueError(f"dtype must be one of {DTYPES}, got {self.dtype!r}")
+        check_choice("dtype", self.dtype, DTYPES)
         if not isinstance(self.device, str) or not self.device:
             raise ValueError(f"device must be a string such as 'cpu', 'cuda' or 'auto', got {self.device!r}")
 

@@ -12,6 +12,7 @@ Quick use::
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import rlenv.wrappers  # noqa: F401  (so that rlenv.wrappers.X works after ``import rlenv``)
@@ -20,7 +21,6 @@ from rlenv.checker import EnvCheckError, check_env
 from rlenv.env import TextEnv
 from rlenv.registry import EnvSpec, list_envs, load_builtin_families, load_plugins, make, register, spec
 from rlenv.scoring import resolve_samples, score_tasks, verify_safely
-from rlenv.service.client import RemoteVerifier
 from rlenv.sources import DatasetSource, ProceduralSource, TaskSource
 from rlenv.spaces import ChatSpace, TextSpace
 from rlenv.splits import PromptFilteredSource, disjoint_split, distinct_prompt_indices
@@ -81,5 +81,17 @@ __all__ = [
     "ChatSpace", "Completion", "DatasetSource", "EnvCheckError", "EnvSpec", "ProceduralSource",
     "PromptFilteredSource", "RewardResult", "Status", "StepReward", "Task", "TaskSource", "TextEnv", "TextSpace",
     "TextVectorEnv", "Verifier", "check_env", "disjoint_split", "distinct_prompt_indices", "list_envs",
-    "RemoteVerifier", "load_plugins", "make", "make_vec", "register", "score", "score_tasks", "spec", "verify_safely",
+    "load_plugins", "make", "make_vec", "register", "score", "score_tasks", "spec", "verify_safely",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Deprecated aliases (for one release): ``rlenv.RemoteVerifier`` is ``rlenv.service.RemoteVerifier``
+    (the core does not import the service layer)."""
+    if name == "RemoteVerifier":
+        warnings.warn("rlenv.RemoteVerifier is deprecated: use rlenv.service.RemoteVerifier", DeprecationWarning,
+                      stacklevel=2)
+        from rlenv.service import RemoteVerifier
+
+        return RemoteVerifier
+    raise AttributeError(f"module 'rlenv' has no attribute {name!r}")

@@ -9,10 +9,11 @@ import gymnasium
 from gymnasium.utils.env_checker import check_env as gymnasium_check_env
 
 from rlenv.env import TextEnv
+from rlenv.errors import RlenvError
 from rlenv.types import Status
 
 
-class EnvCheckError(AssertionError):
+class EnvCheckError(RlenvError, AssertionError):
     """An environment failed a conformance check; the message names the check and the values."""
 
 

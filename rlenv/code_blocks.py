@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from rlenv.errors import check_choice
+
 #: Fence info strings that mean Python.
 PYTHON_TAGS = ("python", "py", "python3", "py3")
 #: Which fenced block :func:`extract_code` returns when there are several.
@@ -51,8 +53,7 @@ def extract_code(completion: str, block: str = "last") -> str | None:
     whole completion is code (leading indentation kept: it may continue a function body).
     Blank or whitespace-only code is None.
     """
-    if block not in BLOCK_CHOICES:
-        raise ValueError(f"block must be one of {BLOCK_CHOICES}, got {block!r}")
+    check_choice("block", block, BLOCK_CHOICES)
     blocks = fenced_blocks(completion)
     if blocks:
         python = [code for tag, code in blocks if tag in PYTHON_TAGS]

@@ -14,6 +14,7 @@ import dataclasses
 import os
 from typing import Any
 
+from rlenv.errors import RlenvError
 from rlenv.sources import load_rows
 
 #: Environment variables that put ``datasets`` / ``huggingface_hub`` in offline mode.
@@ -25,7 +26,7 @@ OFFLINE_VARIABLES = ("HF_DATASETS_OFFLINE", "HF_HUB_OFFLINE")
 _ORIGINS: dict[str, dict[str, Any]] = {}
 
 
-class DatasetUnavailableError(ConnectionError):
+class DatasetUnavailableError(RlenvError, ConnectionError):
     """The Hub dataset behind an env's default data cannot be loaded (no network, or offline with no cache)."""
 
 

@@ -40,6 +40,7 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
+from rlenv.errors import RlenvError
 from rlenv.scoring import node_problems, score_tasks, verifier_identity, verifier_placement
 from rlenv.types import RewardResult, Task, Verifier
 
@@ -57,7 +58,7 @@ MAX_VERIFIERS = 32
 WAIT_WARNING_S = 60
 
 
-class NoScoringNodes(RuntimeError):
+class NoScoringNodes(RlenvError, RuntimeError):
     """No live node of the cluster can run a verifier of this placement (e.g. no node has Docker)."""
 
 

@@ -26,6 +26,8 @@ from typing import Any
 
 import gymnasium
 
+from rlenv.errors import UnknownEnvError
+
 logger = logging.getLogger(__name__)
 
 #: Entry-point group scanned for environment families (rlenv's own and third-party).
@@ -187,7 +189,7 @@ def spec(id: str) -> EnvSpec:
     except KeyError:
         close = [k for k in _REGISTRY if k.lower().split("/")[-1].split("-v")[0] in id.lower()]
         hint = f"; did you mean {close}?" if close else ""
-        raise KeyError(f"no environment registered as {id!r}{hint} (see rlenv.list_envs())") from None
+        raise UnknownEnvError(f"no environment registered as {id!r}{hint} (see rlenv.list_envs())") from None
 
 
 def make(id: str, **overrides: Any) -> gymnasium.Env:

@@ -31,6 +31,8 @@ import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from rlenv.errors import check_choice
+
 logger = logging.getLogger(__name__)
 
 #: Truncation sides accepted by :func:`truncate`.
@@ -67,8 +69,7 @@ def record_layout(model_config: Any, layout: str, **fields: Any) -> None:
         layout: One of :data:`LAYOUTS`.
         **fields: Further settings of the layout (e.g. ``step_suffix`` for ``"stepwise"``).
     """
-    if layout not in LAYOUTS:
-        raise ValueError(f"layout must be one of {LAYOUTS}, got {layout!r}")
+    check_choice("layout", layout, LAYOUTS)
     setattr(model_config, LAYOUT_ATTRIBUTE, {"layout": layout, **fields})
 
 
@@ -168,8 +169,7 @@ def pair_ids(
 
 def truncate(ids: Sequence[int], max_length: int | None, side: str) -> tuple[list[int], bool]:
     """Cut ``ids`` to ``max_length`` tokens, dropping from ``side``; returns ``(ids, was_cut)``."""
-    if side not in TRUNCATION_SIDES:
-        raise ValueError(f"truncation side must be one of {TRUNCATION_SIDES}, got {side!r}")
+    check_choice("truncation side", side, TRUNCATION_SIDES)
     if max_length is None or len(ids) <= max_length:
         return list(ids), False
     return (list(ids[len(ids) - max_length:]) if side == "left" else list(ids[:max_length])), True

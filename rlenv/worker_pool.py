@@ -43,6 +43,8 @@ from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Any
 
+from rlenv.errors import RlenvError
+
 logger = logging.getLogger(__name__)
 
 #: Directory that holds the ``rlenv`` package; put on the workers' ``PYTHONPATH``.
@@ -57,7 +59,7 @@ MIN_WAKE_INTERVAL = 0.002
 _PR_SET_PDEATHSIG = 1
 
 
-class WorkerStartError(RuntimeError):
+class WorkerStartError(RlenvError, RuntimeError):
     """A worker process exited or hung before it was ready (its traceback is on stderr)."""
 
 

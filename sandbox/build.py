@@ -29,6 +29,8 @@ import time
 from importlib.resources import files
 from typing import Any
 
+from rlenv.sandbox.errors import SandboxError
+
 logger = logging.getLogger(__name__)
 
 IMAGE_REPOSITORY = "rlenv-sandbox"
@@ -51,7 +53,7 @@ DEFAULT_MIRROR = "http://deb.debian.org/debian"
 REQUIRED_MODULES = ("json", "resource", "ctypes", "select", "fcntl", "signal", "_signal", "_operator", "base64", "socket")
 
 
-class BuildError(RuntimeError):
+class BuildError(SandboxError):
     """The image could not be built; the message says what to do."""
 
 

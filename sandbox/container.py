@@ -33,6 +33,7 @@ from importlib.resources import files
 from typing import Any
 
 from rlenv.sandbox.build import default_image
+from rlenv.sandbox.errors import SandboxError
 
 logger = logging.getLogger(__name__)
 
@@ -89,7 +90,7 @@ def owner_id(pid: int | None = None) -> str:
     return f"{socket.gethostname()}/{os.getpid() if pid is None else pid}"
 
 
-class ContainerError(RuntimeError):
+class ContainerError(SandboxError):
     """A container could not start, died, or broke the protocol."""
 
 

@@ -20,6 +20,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from rlenv.errors import check_choice
 from rlenv.sandbox.protocol import COMPARE_MODES, JobStatus, TestStatus, encode_frame
 
 
@@ -119,8 +120,7 @@ class ProgramJob:
             _check_str(f"ProgramJob.cases[{i}].stdin", case.stdin)
             if case.expected is not None:
                 _check_str(f"ProgramJob.cases[{i}].expected", case.expected)
-        if self.compare not in COMPARE_MODES:
-            raise ValueError(f"ProgramJob.compare must be one of {COMPARE_MODES}, got {self.compare!r}")
+        check_choice("ProgramJob.compare", self.compare, COMPARE_MODES)
         _check_files(self.files)
 
     def parts(self) -> tuple[dict[str, Any], dict[str, Any]]:

@@ -37,6 +37,7 @@ from rlenv.sandbox.container import (
     leaked_containers,
     remove_containers,
 )
+from rlenv.sandbox.errors import SandboxError
 from rlenv.sandbox.jobs import Job, JobResult, encode_header, encode_parts
 
 logger = logging.getLogger(__name__)
@@ -49,11 +50,11 @@ PIPELINE_MAX_BYTES = 32 << 10
 _LIVE_POOLS: weakref.WeakSet[SandboxPool] = weakref.WeakSet()
 
 
-class SandboxUnavailable(RuntimeError):
+class SandboxUnavailable(SandboxError):
     """No sandbox container could be started (engine missing, image missing, ...)."""
 
 
-class SandboxBusy(RuntimeError):
+class SandboxBusy(SandboxError):
     """``submit(timeout=...)`` waited that long for room in the queue."""
 
 

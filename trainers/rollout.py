@@ -24,6 +24,7 @@ from typing import Any, Protocol
 import numpy as np
 import torch
 
+from rlenv.errors import check_choice
 from rlenv.inference.policy import GenerateFn, Generation, Observation, decode_completions, pad_token_id_of
 from rlenv.scoring import score_tasks
 from rlenv.trainers.batch import EpisodeBatch, step_rewards_to_tokens
@@ -146,8 +147,7 @@ class FailurePolicy:
     fail_fast_steps: int = 3
 
     def __post_init__(self) -> None:
-        if self.on_verifier_error not in ON_VERIFIER_ERROR:
-            raise ValueError(f"on_verifier_error must be one of {ON_VERIFIER_ERROR}, got {self.on_verifier_error!r}")
+        check_choice("on_verifier_error", self.on_verifier_error, ON_VERIFIER_ERROR)
         self.failure_statuses = tuple(self.failure_statuses)
         known = {status.value for status in Status}
         unknown = set(self.failure_statuses) - known

@@ -23,6 +23,7 @@ import functools
 from collections.abc import Sequence
 
 from rlenv.envs.code.extraction import called_names, defines_function, extract_code, top_level_names
+from rlenv.errors import check_choice
 from rlenv.sandbox import FunctionJob, IOCase, Limits, ProgramJob
 from rlenv.sandbox.protocol import COMPARE_MODES
 
@@ -224,8 +225,7 @@ class IOTests:
         cases = tuple((str(stdin), str(expected)) for stdin, expected in self.cases)
         if not cases:
             raise ValueError("IOTests needs at least one (stdin, expected) case")
-        if self.compare not in COMPARE_MODES:
-            raise ValueError(f"compare must be one of {COMPARE_MODES}, got {self.compare!r}")
+        check_choice("compare", self.compare, COMPARE_MODES)
         object.__setattr__(self, "cases", cases)
 
     @property

@@ -11,6 +11,7 @@ from typing import Any
 from rlenv.envs.code import differential as diff
 from rlenv.envs.code.extraction import BLOCK_CHOICES
 from rlenv.envs.code.formats import AssertTests, HumanEvalTests, IOTests
+from rlenv.errors import check_choice
 from rlenv.sandbox import JobResult, JobStatus, Limits, SandboxPool, shared_pool
 from rlenv.types import RewardResult, Status, Task
 
@@ -71,14 +72,11 @@ class CodeVerifier:
     def __init__(self, *, reward: str = "all", test_timeout_s: float = 3.0, max_timeout_s: float = 60.0,
                  memory_mb: int = 512, block: str = "last", pool: SandboxPool | None = None,
                  differential: str = "off", fresh_inputs: int = 8):
-        if reward not in REWARD_MODES:
-            raise ValueError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
-        if differential not in DIFFERENTIAL_MODES:
-            raise ValueError(f"differential must be one of {DIFFERENTIAL_MODES}, got {differential!r}")
+        check_choice("reward", reward, REWARD_MODES)
+        check_choice("differential", differential, DIFFERENTIAL_MODES)
         if isinstance(fresh_inputs, bool) or not isinstance(fresh_inputs, int) or fresh_inputs < 1:
             raise ValueError(f"fresh_inputs must be a positive int, got {fresh_inputs!r}")
-        if block not in BLOCK_CHOICES:
-            raise ValueError(f"block must be one of {BLOCK_CHOICES}, got {block!r}")
+        check_choice("block", block, BLOCK_CHOICES)
         if not test_timeout_s > 0 or not max_timeout_s >= test_timeout_s:
             raise ValueError(f"need 0 < test_timeout_s <= max_timeout_s, got {test_timeout_s} and {max_timeout_s}")
         Limits(memory_mb=memory_mb)  # validates

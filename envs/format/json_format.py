@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from rlenv.envs.format.base import FormatVerifier
+from rlenv.errors import check_choice
 from rlenv.types import Task
 
 #: Where :class:`JSONFormat` looks for the document.
@@ -83,8 +84,7 @@ class JSONFormat(FormatVerifier):
         super().__init__(partial_credit=False)
         if schema is not None and schema_field is not None:
             raise ValueError("give schema or schema_field, not both")
-        if extract not in EXTRACTS:
-            raise ValueError(f"extract must be one of {EXTRACTS}, got {extract!r}")
+        check_choice("extract", extract, EXTRACTS)
         self.schema_json = None if schema is None else _schema_json(schema)
         if self.schema_json is not None:
             _validator(self.schema_json)  # fail now on an invalid schema

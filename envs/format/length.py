@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from rlenv.envs.format.base import FormatVerifier
+from rlenv.errors import check_choice
 from rlenv.types import Task
 
 #: Units :class:`LengthBounds` can count.
@@ -35,8 +36,7 @@ class LengthBounds(FormatVerifier):
 
     def __init__(self, min_length: int | None = None, max_length: int | None = None, unit: str = "chars"):
         super().__init__(partial_credit=False)
-        if unit not in UNITS:
-            raise ValueError(f"unit must be one of {UNITS}, got {unit!r}")
+        check_choice("unit", unit, UNITS)
         if min_length is None and max_length is None:
             raise ValueError("give min_length, max_length or both")
         for name, bound in (("min_length", min_length), ("max_length", max_length)):

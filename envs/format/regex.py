@@ -6,6 +6,7 @@ import re
 from typing import Any
 
 from rlenv.envs.format.base import FormatVerifier
+from rlenv.errors import check_choice
 from rlenv.types import Task
 
 #: Matching modes of :class:`RegexFormat`.
@@ -47,8 +48,7 @@ class RegexFormat(FormatVerifier):
 
     def __init__(self, pattern: str, mode: str = "fullmatch", flags: str | int = "", strip: bool = True):
         super().__init__(partial_credit=False)
-        if mode not in MODES:
-            raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+        check_choice("mode", mode, MODES)
         try:
             self.regex = re.compile(pattern, parse_flags(flags))
         except re.error as exc:

@@ -30,6 +30,7 @@ from typing import Any
 
 from rlenv.env import TextEnv
 from rlenv.envs.math.verifier import MathVerifier
+from rlenv.errors import check_choice
 from rlenv.sources import ProceduralSource
 from rlenv.types import Task
 
@@ -69,8 +70,7 @@ class ArithmeticConfig:
             raise ValueError(f"operations must be distinct characters from {OPERATIONS!r}, got {self.operations!r}")
         if not isinstance(self.steps, int) or self.steps < 1:
             raise ValueError(f"steps must be a positive int, got {self.steps!r}")
-        if self.style not in STYLES:
-            raise ValueError(f"style must be one of {STYLES}, got {self.style!r}")
+        check_choice("style", self.style, STYLES)
 
 
 #: The presets behind ``level=``.

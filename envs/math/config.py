@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 from rlenv.envs.math.extraction import ANSWER_FORMATS, check_formats
+from rlenv.errors import check_choice
 
 HEDGING_POLICIES = ("all", "last")
 
@@ -33,8 +34,7 @@ class GradingConfig:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "formats", check_formats(self.formats))
-        if self.hedging not in HEDGING_POLICIES:
-            raise ValueError(f"hedging must be one of {HEDGING_POLICIES}, got {self.hedging!r}")
+        check_choice("hedging", self.hedging, HEDGING_POLICIES)
         for name in ("max_answer_chars", "max_answers"):
             value = getattr(self, name)
             if not isinstance(value, int) or value < 1:

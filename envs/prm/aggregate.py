@@ -24,6 +24,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from rlenv.errors import check_choice
+
 AGGREGATIONS = ("min", "prod", "mean", "last", "first_error")
 DENSE_MODES = ("raw", "clip", "delta")
 
@@ -35,8 +37,7 @@ def first_error(scores: Sequence[float], threshold: float) -> int | None:
 
 def aggregate(scores: Sequence[float], method: str, threshold: float = 0.5) -> float:
     """The solution score of step ``scores`` (see the module table); ``threshold`` is used by ``first_error``."""
-    if method not in AGGREGATIONS:
-        raise ValueError(f"aggregation must be one of {AGGREGATIONS}, got {method!r}")
+    check_choice("aggregation", method, AGGREGATIONS)
     if not scores:
         raise ValueError("cannot aggregate zero step scores")
     if method == "min":
@@ -53,8 +54,7 @@ def aggregate(scores: Sequence[float], method: str, threshold: float = 0.5) -> f
 
 def dense_rewards(scores: Sequence[float], mode: str, eta: float | None = None) -> list[float]:
     """Per-step rewards from step ``scores`` (see the module list); ``eta`` is required by ``clip``."""
-    if mode not in DENSE_MODES:
-        raise ValueError(f"dense mode must be one of {DENSE_MODES}, got {mode!r}")
+    check_choice("dense mode", mode, DENSE_MODES)
     if mode == "raw":
         return [float(s) for s in scores]
     if mode == "clip":

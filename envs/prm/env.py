@@ -12,6 +12,7 @@ from rlenv.envs.prm.steps import StepSplitter
 from rlenv.envs.prm.stepwise import stepwise_source
 from rlenv.envs.prm.synthetic import arithmetic_stepwise_rows
 from rlenv.envs.prm.verifier import PRMVerifier
+from rlenv.errors import check_choice
 from rlenv.sources import DatasetSource, load_rows
 
 #: How an outcome verifier combines with the PRM.
@@ -67,8 +68,7 @@ class PRMEnv(TextEnv):
         step_separator: str | None = None,
         **env_kwargs: Any,
     ):
-        if outcome_mode not in OUTCOME_MODES:
-            raise ValueError(f"outcome_mode must be one of {OUTCOME_MODES}, got {outcome_mode!r}")
+        check_choice("outcome_mode", outcome_mode, OUTCOME_MODES)
         if isinstance(splitter, Mapping):
             splitter = StepSplitter(**splitter)
         prm = PRMVerifier(model, splitter=splitter, **dict(prm_kwargs or {}))

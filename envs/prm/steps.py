@@ -5,6 +5,8 @@ from __future__ import annotations
 import dataclasses
 import re
 
+from rlenv.errors import check_choice
+
 #: Splitting modes of :class:`StepSplitter`.
 MODES = ("separator", "regex", "step_k", "lines")
 #: Default header of the ``"step_k"`` mode: ``Step 1:``, ``step 2.``, ``Step 3)`` at a line start.
@@ -42,8 +44,7 @@ class StepSplitter:
 
     def __init__(self, mode: str = "separator", separator: str = "\n\n", pattern: str | None = None,
                  strip: bool = True):
-        if mode not in MODES:
-            raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+        check_choice("mode", mode, MODES)
         if mode == "separator" and not separator:
             raise ValueError("separator must be a non-empty string")
         if mode == "regex" and not pattern:

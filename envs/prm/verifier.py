@@ -9,6 +9,7 @@ from typing import Any
 from rlenv.envs.hf import ModelVerifier
 from rlenv.envs.prm.aggregate import AGGREGATIONS, DENSE_MODES, aggregate, dense_rewards, first_error
 from rlenv.envs.prm.steps import Span, StepSplitter
+from rlenv.errors import check_choice
 from rlenv.rm_inputs import (
     DEFAULT_STEP_SUFFIX,
     pair_ids,
@@ -99,10 +100,8 @@ class PRMVerifier(ModelVerifier):
             raise ValueError(f"kind must be one of {sorted(KINDS)}, got {kind!r}")
         super().__init__(model, KINDS[kind], device=device, dtype=dtype, batch_size=batch_size,
                          max_length=max_length, trust_remote_code=trust_remote_code, revision=revision)
-        if aggregation not in AGGREGATIONS:
-            raise ValueError(f"aggregation must be one of {AGGREGATIONS}, got {aggregation!r}")
-        if dense not in DENSE_MODES:
-            raise ValueError(f"dense must be one of {DENSE_MODES}, got {dense!r}")
+        check_choice("aggregation", aggregation, AGGREGATIONS)
+        check_choice("dense", dense, DENSE_MODES)
         if dense == "clip" and eta is None:
             raise ValueError("dense='clip' needs eta (r_k = min(s_k - eta, 0))")
         if step_suffix is not None and not isinstance(step_suffix, str):

@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rlenv.envs.math.extraction import check_formats, extract_answers
+from rlenv.errors import check_choice
 from rlenv.types import RewardResult, Status, Task
 from rlenv.worker_pool import Outcome, WorkerPool, shared_pool
 
@@ -68,8 +69,7 @@ class ReasoningGymVerifier:
     def __init__(self, dataset: str, config: Mapping[str, Any] | None = None, *, formats: Sequence[str] = FORMATS,
                  hedging: str = "all", partial_credit: bool = True, timeout: float = 10.0,
                  max_answer_chars: int = 20_000, num_workers: int | None = None, max_memory_mb: int | None = 2048):
-        if hedging not in HEDGING_POLICIES:
-            raise ValueError(f"hedging must be one of {HEDGING_POLICIES}, got {hedging!r}")
+        check_choice("hedging", hedging, HEDGING_POLICIES)
         if not (isinstance(timeout, (int, float)) and timeout > 0):
             raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
         try:

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from rlenv.envs.hf import ModelVerifier
+from rlenv.errors import check_choice
 from rlenv.rm_inputs import recorded_layout, require_chat_template, truncate
 from rlenv.types import RewardResult, Status, Task
 
@@ -60,8 +61,7 @@ class GuardClassifierVerifier(ModelVerifier):
     ):
         super().__init__(model, "causal_lm", device=device, dtype=dtype, batch_size=batch_size,
                          max_length=max_length, trust_remote_code=trust_remote_code, revision=revision)
-        if mode not in MODES:
-            raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+        check_choice("mode", mode, MODES)
         if not 0.0 < threshold <= 1.0:
             raise ValueError(f"threshold is a probability in (0, 1], got {threshold!r}")
         if template is not None and "{prompt}" not in template:

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from rlenv.envs.hf import ModelVerifier
+from rlenv.errors import check_choice
 from rlenv.rm_inputs import TRUNCATION_SIDES, pair_ids, resolve_pair_layout, truncate
 from rlenv.types import RewardResult, Status, Task
 
@@ -80,10 +81,8 @@ class RewardModelVerifier(ModelVerifier):
     ):
         super().__init__(model, "sequence_classification", device=device, dtype=dtype, batch_size=batch_size,
                          max_length=max_length, trust_remote_code=trust_remote_code, revision=revision)
-        if score not in SCORES:
-            raise ValueError(f"score must be one of {SCORES}, got {score!r}")
-        if truncation_side not in TRUNCATION_SIDES:
-            raise ValueError(f"truncation_side must be one of {TRUNCATION_SIDES}, got {truncation_side!r}")
+        check_choice("score", score, SCORES)
+        check_choice("truncation_side", truncation_side, TRUNCATION_SIDES)
         if normalize is not None:
             if len(normalize) != 2 or not float(normalize[1]) > 0:
                 raise ValueError(f"normalize must be (mean, std) with std > 0, got {normalize!r}")

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from rlenv.errors import check_choice
 from rlenv.evaluation.confidence import bootstrap_ci, paired_comparison
 from rlenv.evaluation.estimators import maj_at_k, mean_at_k, pass_at_k, pass_pow_k
 from rlenv.jsonl import read_jsonl
@@ -175,8 +176,7 @@ def summarize(
         :class:`Estimate` dict), ``by`` (field -> group value -> ``{"num_tasks", "metrics"}``)
         and the bootstrap settings.
     """
-    if errors not in ERROR_RULES:
-        raise ValueError(f"errors must be one of {ERROR_RULES}, got {errors!r}")
+    check_choice("errors", errors, ERROR_RULES)
     rows = list(rows)
     failed = [r for r in rows if str(r["status"]) == "error"]
     scored = [r for r in rows if str(r["status"]) != "error"] if errors == "exclude" else rows

@@ -21,6 +21,8 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
+from rlenv.errors import check_choice
+
 #: Backends of :func:`make_generate`.
 BACKENDS = ("hf", "vllm", "openai")
 #: How text prompts are shown to a chat model: ``on`` wraps them as one user message, ``off``
@@ -74,10 +76,8 @@ def make_generate(backend: str, model: str, sampling: Sampling, chat: str = "aut
         **options: the backend's own settings: ``device`` (``hf``); engine arguments (``vllm``);
             ``base_url``, ``api_key``, ``concurrency``, ``max_retries``, ``timeout`` (``openai``).
     """
-    if backend not in BACKENDS:
-        raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
-    if chat not in CHAT_MODES:
-        raise ValueError(f"chat must be one of {CHAT_MODES}, got {chat!r}")
+    check_choice("backend", backend, BACKENDS)
+    check_choice("chat", chat, CHAT_MODES)
     if backend == "openai":
         from rlenv.inference.openai_server import OpenAIGenerate
 

@@ -19,6 +19,8 @@ from typing import Any
 
 import torch
 
+from rlenv.errors import check_choice
+
 Observation = str | list[dict[str, str]]
 
 
@@ -242,8 +244,7 @@ class SamplingConfig:
             raise ValueError(f"temperature must be >= 0 (0 = greedy), got {self.temperature}")
         if not 0 < self.top_p <= 1:
             raise ValueError(f"top_p must be in (0, 1], got {self.top_p}")
-        if self.backend not in ROLLOUT_BACKENDS:
-            raise ValueError(f"backend must be one of {ROLLOUT_BACKENDS}, got {self.backend!r}")
+        check_choice("backend", self.backend, ROLLOUT_BACKENDS)
         if self.backend == "hf" and self.backend_options:
             raise ValueError(f"backend_options are for the vllm backend; hf takes none, got {self.backend_options}")
 

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import rlenv
+from rlenv.errors import check_choice
 from rlenv.integrations import reference_text
 from rlenv.scoring import score_tasks
 from rlenv.types import Status, Task
@@ -133,8 +134,7 @@ class RewardFunc:
 
 
 def _check_label(label: str) -> str:
-    if label not in LABEL_KINDS:
-        raise ValueError(f"label must be one of {LABEL_KINDS}, got {label!r}")
+    check_choice("label", label, LABEL_KINDS)
     return label
 
 

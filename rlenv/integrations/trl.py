@@ -25,6 +25,7 @@ import itertools
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
+from rlenv.errors import check_choice
 from rlenv.scoring import score_tasks
 from rlenv.types import RewardResult, Status, Task
 
@@ -122,8 +123,7 @@ class EnvReward:
     """
 
     def __init__(self, scorer: _Scorer, component: str | None, name: str, on_error: str = "none"):
-        if on_error not in ON_ERROR:
-            raise ValueError(f"on_error must be one of {ON_ERROR}, got {on_error!r}")
+        check_choice("on_error", on_error, ON_ERROR)
         self._scorer = scorer
         self.component = component
         self.__name__ = name

@@ -21,6 +21,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from rlenv.errors import RlenvError, check_choice
 from rlenv.types import RewardResult, Task
 
 logger = logging.getLogger(__name__)
@@ -34,7 +35,7 @@ RETRY_STATUSES = (502, 503, 504)
 _RESULT_FIELDS = ("value", "status", "components", "step_rewards", "verifier", "verifier_version", "details")
 
 
-class RemoteScoringError(RuntimeError):
+class RemoteScoringError(RlenvError, RuntimeError):
     """The service refused a request or could not be reached (the message says which, and why)."""
 
 
@@ -64,8 +65,7 @@ class RemoteVerifier:
                  timeout_s: float = 120.0, batch_size: int = 512, concurrency: int = 4, retries: int = 2):
         if not isinstance(url, str) or not url.startswith(("http://", "https://")):
             raise ValueError(f"url must be an http:// or https:// URL, got {url!r}")
-        if by not in TASK_KEYS:
-            raise ValueError(f"by must be one of {TASK_KEYS}, got {by!r}")
+        check_choice("by", by, TASK_KEYS)
         for label, value in (("batch_size", batch_size), ("concurrency", concurrency)):
             if not isinstance(value, int) or value < 1:
                 raise ValueError(f"{label} must be a positive int, got {value!r}")

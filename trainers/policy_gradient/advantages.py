@@ -40,6 +40,7 @@ from collections.abc import Callable
 
 import torch
 
+from rlenv.errors import check_choice
 from rlenv.trainers.batch import outcome_token_rewards
 from rlenv.trainers.distributed import all_reduce
 
@@ -225,8 +226,7 @@ def grpo(rewards: torch.Tensor, mask: torch.Tensor, group_ids: torch.Tensor, *, 
         eps: added to the std. A zero std gives a zero advantage (never NaN).
     """
     _check(rewards, mask, group_ids)
-    if scale not in GRPO_SCALES:
-        raise ValueError(f"grpo scale must be one of {GRPO_SCALES}, got {scale!r}")
+    check_choice("grpo scale", scale, GRPO_SCALES)
     scores = sequence_scores(rewards, mask)
     mean, std, _ = group_stats(scores, group_ids)
     centered = scores - mean

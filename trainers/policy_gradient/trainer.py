@@ -36,6 +36,7 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
+from rlenv.errors import check_choice
 from rlenv.inference.policy import GenerateFn, SamplingConfig, make_generator
 from rlenv.trainers import distributed as dist
 from rlenv.trainers.batch import EpisodeBatch, outcome_token_rewards
@@ -152,12 +153,9 @@ class TrainerConfig(FailurePolicy):
         for name in ("num_tasks", "max_new_tokens", "micro_batch_size", "logprob_chunk_size", "log_samples_every"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
-        if self.lr_schedule not in LR_SCHEDULES:
-            raise ValueError(f"lr_schedule must be one of {LR_SCHEDULES}, got {self.lr_schedule!r}")
-        if self.optimizer not in OPTIMIZERS:
-            raise ValueError(f"optimizer must be one of {OPTIMIZERS}, got {self.optimizer!r}")
-        if self.critic_backbone not in CRITIC_BACKBONES:
-            raise ValueError(f"critic_backbone must be one of {CRITIC_BACKBONES}, got {self.critic_backbone!r}")
+        check_choice("lr_schedule", self.lr_schedule, LR_SCHEDULES)
+        check_choice("optimizer", self.optimizer, OPTIMIZERS)
+        check_choice("critic_backbone", self.critic_backbone, CRITIC_BACKBONES)
         self.adam_betas = tuple(self.adam_betas)
 
     @classmethod

@@ -23,6 +23,7 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
+from rlenv.errors import check_choice
 from rlenv.rm_inputs import (
     OVERLONG,
     TRUNCATION_SIDES,
@@ -63,10 +64,8 @@ class RewardModelConfig(FitConfig):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if self.truncation_side not in TRUNCATION_SIDES:
-            raise ValueError(f"truncation_side must be one of {TRUNCATION_SIDES}, got {self.truncation_side!r}")
-        if self.overlong not in OVERLONG:
-            raise ValueError(f"overlong must be one of {OVERLONG}, got {self.overlong!r}")
+        check_choice("truncation_side", self.truncation_side, TRUNCATION_SIDES)
+        check_choice("overlong", self.overlong, OVERLONG)
 
 
 @dataclasses.dataclass

@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from rlenv.errors import check_choice
 from rlenv.rm_inputs import (
     DEFAULT_STEP_SUFFIX,
     OVERLONG,
@@ -61,8 +62,7 @@ class PRMConfig(FitConfig):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if self.overlong not in OVERLONG:
-            raise ValueError(f"overlong must be one of {OVERLONG}, got {self.overlong!r}")
+        check_choice("overlong", self.overlong, OVERLONG)
 
 
 @dataclasses.dataclass
