@@ -155,7 +155,7 @@ class CodeVerifier:
         pool = self.pool or shared_pool()
         pending: dict[tuple[str, int], tuple[list, cf.Future]] = {}
         for task in tasks:
-            key = (task.id, hash((task.reference, task.gold_completion)))
+            key = _fresh_key(task)
             tests = self._tests(task)
             if key in self._fresh_tests or key in pending:
                 continue
@@ -182,7 +182,7 @@ class CodeVerifier:
                 logger.warning("task %r: no differential tests (a reference output is not a readable literal)",
                                key[0], exc_info=True)
                 self._fresh_tests[key] = ()
-        return [self._fresh_tests[(task.id, hash((task.reference, task.gold_completion)))] for task in tasks]
+        return [self._fresh_tests[_fresh_key(task)] for task in tasks]
 
     def _check_fresh_inputs(self, tasks: Sequence[Task], completions: Sequence[str],
                             results: list[RewardResult]) -> list[RewardResult]:
@@ -211,6 +211,11 @@ class CodeVerifier:
                 result, value=0.0 if withheld else result.value, status=Status.INCORRECT if withheld else result.status,
                 details={**(result.details or {}), "differential": record})
         return out
+
+
+def _fresh_key(task: Task) -> tuple[str, int]:
+    """A task's key in the differential-test cache: its id and what its fresh tests derive from."""
+    return task.id, hash((task.reference, task.gold_completion))
 
 
 def default_verifier(verifier: CodeVerifier | None, differential: str | None) -> CodeVerifier:
