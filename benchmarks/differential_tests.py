@@ -35,7 +35,7 @@ from table_hacks import CONSTRUCTIONS, table_hack  # noqa: E402
 import rlenv  # noqa: E402
 from rlenv.envs.code import CodeVerifier  # noqa: E402
 from rlenv.envs.code.humaneval import humaneval_rows, humaneval_task  # noqa: E402
-from rlenv.envs.code.tampering import visible_tests  # noqa: E402
+from rlenv.envs.code.visible_tests import visible_tests  # noqa: E402
 
 logger = logging.getLogger("differential_tests")
 

@@ -70,7 +70,7 @@ def run_detectors(rows: list[dict]) -> dict[str, list[str]]:
     for family in sorted({r["family"] for r in rows}):
         members = [r for r in rows if r["family"] == family]
         tasks = [{"id": r["id"], "prompt": r["prompt"], "reference": str(r["reference"])} for r in members]
-        env = rlenv.TextEnv(rlenv.DatasetSource(tasks), ExactMatchVerifier())
+        env = rlenv.TextEnv(rlenv.sources.DatasetSource(tasks), ExactMatchVerifier())
         samples = [{"task_id": r["id"], "completion": r["completion"]} for r in members]
         report = audit(env, samples, detectors=family_detectors(family, members), executor="serial")
         for row, result in zip(members, report.rows, strict=True):

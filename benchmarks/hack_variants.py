@@ -75,7 +75,7 @@ def audit_corpus(rows: list[dict], max_len: int, graded: bool = True) -> dict[st
         if not members:
             continue
         tasks = [{"id": r["id"], "prompt": r["prompt"], "reference": r["reference"]} for r in members]
-        env = rlenv.TextEnv(rlenv.DatasetSource(tasks), verifier)
+        env = rlenv.TextEnv(rlenv.sources.DatasetSource(tasks), verifier)
         wraps = default_detectors(ENV_IDS[kind])
         if kind == "math":
             wraps.append(functools.partial(OverlongPenalty, max_len=max_len, buffer=0, penalty=0.0))

@@ -12,7 +12,7 @@ quarter of them wrong.
   defaults;
 * in-process grading: ``rlenv.envs.math.grading.grade`` in a loop, one process, no isolation (shows
   what the grading itself costs);
-* env: ``rlenv.score_tasks(MathVerifier(), tasks, completions)`` (the path ``rlenv.score`` and
+* env: ``rlenv.scoring.score_tasks(MathVerifier(), tasks, completions)`` (the path ``rlenv.score`` and
   vector envs take), every check in a worker process under a deadline, with 1 worker and with
   all cores. "warm" starts the workers before the clock (fresh workers, empty caches, every
   repeat); "cold" includes starting them.
@@ -60,8 +60,8 @@ from rlenv.envs.math.arithmetic import ArithmeticGenerator, level_config  # noqa
 from rlenv.envs.math.gsm8k import make_gsm8k_env  # noqa: E402
 from rlenv.envs.math.verifier import MathVerifier  # noqa: E402
 from rlenv.scoring import score_tasks  # noqa: E402
+from rlenv.scoring.worker_pool import default_num_workers  # noqa: E402
 from rlenv.types import Task  # noqa: E402
-from rlenv.worker_pool import default_num_workers  # noqa: E402
 
 _FORMS = (
     lambda a: f"We add things up.\n#### {a}",

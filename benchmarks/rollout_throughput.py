@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import torch  # noqa: E402
 
-from rlenv.inference.policy import SamplingConfig, make_generator  # noqa: E402
+from rlenv.inference import Sampling, make_rollout_generator  # noqa: E402
 from rlenv.trainers.tiny import tiny_causal_lm, tiny_tokenizer  # noqa: E402
 
 
@@ -81,8 +81,8 @@ def main() -> None:
     prompts = [f"Compute: {i}+{2 * i}" for i in range(args.prompts)]
     rows = {}
     for backend in ("hf", "vllm"):
-        sampling = SamplingConfig(max_new_tokens=args.max_new_tokens, temperature=1.0, backend=backend)
-        generator = make_generator(model, tokenizer, sampling)
+        sampling = Sampling(max_new_tokens=args.max_new_tokens, temperature=1.0)
+        generator = make_rollout_generator(model, tokenizer, sampling, backend)
         rows[backend] = generation_rate(generator, prompts, args.repeats)
         if backend == "vllm":
             generator.close()

@@ -1,6 +1,6 @@
 """Scoring scaled out: the same batch locally, on Ray, and through the reward service, on one machine.
 
-Baseline: ``rlenv.score_tasks(verifier, tasks, completions)`` with the local executor (the math
+Baseline: ``rlenv.scoring.score_tasks(verifier, tasks, completions)`` with the local executor (the math
 verifier's worker pool on every core of this process), warm. Besides wall time, the math table
 gives the CPU time of the whole process tree (this process, its math workers, Ray's daemons, the
 actor and its workers): on a machine shared with other jobs it varies less than wall time.
@@ -44,9 +44,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import rlenv  # noqa: E402
 from rlenv.envs.math.arithmetic import make_arithmetic_env  # noqa: E402
 from rlenv.scoring import score_tasks  # noqa: E402
+from rlenv.scoring.worker_pool import default_num_workers  # noqa: E402
 from rlenv.service import RemoteVerifier  # noqa: E402
 from rlenv.types import Task  # noqa: E402
-from rlenv.worker_pool import default_num_workers  # noqa: E402
 
 FORMS = (
     lambda a: f"Adding it up.\n#### {a}",

@@ -140,7 +140,7 @@ class ModelVerifier:
         trust_remote_code, revision: Passed to ``from_pretrained``.
     """
 
-    #: Scored where the model is loaded once, on a GPU when the cluster has one (see :mod:`rlenv.ray_executor`).
+    #: Scored where the model is loaded once, on a GPU when the cluster has one (see :mod:`rlenv.scoring.ray_backend`).
     placement = "model"
 
     name = "model"
@@ -162,7 +162,7 @@ class ModelVerifier:
             raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
         if max_length is not None and (not isinstance(max_length, int) or max_length < 1):
             raise ValueError(f"max_length must be a positive int or None, got {max_length!r}")
-        self.config = ModelConfig(model, model_class, device, dtype, trust_remote_code, revision)
+        self.config = ModelConfig(str(model), model_class, device, dtype, trust_remote_code, revision)
         self.batch_size = batch_size
         self.max_length = max_length
         self._loaded: LoadedModel | None = None

@@ -41,8 +41,8 @@ import torch  # noqa: E402
 
 import rlenv  # noqa: E402
 from rlenv.evaluation import EvalOptions, evaluate_policy  # noqa: E402
+from rlenv.inference import Sampling  # noqa: E402
 from rlenv.inference.hf import policy_generate  # noqa: E402
-from rlenv.inference.policy import SamplingConfig  # noqa: E402
 from rlenv.trainers import gold_examples, sft, train  # noqa: E402
 from rlenv.trainers.tiny import tiny_causal_lm, tiny_tokenizer  # noqa: E402
 
@@ -154,13 +154,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     args.out.mkdir(parents=True, exist_ok=True)
     tokenizer = tiny_tokenizer()
     env = rlenv.make("rlenv/Arithmetic-v0", level=LEVEL)
-    train_env, held_tasks = rlenv.disjoint_split(env, args.eval_problems, TRAIN_SIZE, HELD_OUT_START)
+    train_env, held_tasks = rlenv.splits.disjoint_split(env, args.eval_problems, TRAIN_SIZE, HELD_OUT_START)
 
     options = EvalOptions(ks=[1], families=("pass@k",), n_resamples=100, plot=False, report=False, progress=False,
                           executor="serial")
 
     def held_out(policy: Any) -> float:
-        generate = policy_generate(policy, tokenizer, SamplingConfig(max_new_tokens=MAX_NEW_TOKENS, temperature=1.0),
+        generate = policy_generate(policy, tokenizer, Sampling(max_new_tokens=MAX_NEW_TOKENS, temperature=1.0),
                                    chat="off")
         with tempfile.TemporaryDirectory() as out:
             summary = evaluate_policy(env, generate, held_tasks, EVAL_SAMPLES, out, options)

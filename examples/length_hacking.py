@@ -89,7 +89,7 @@ class Recorder:
 def run(name: str, model: Any, tokenizer: Any, rows: list[dict], penalty: bool, args: argparse.Namespace) -> list[dict]:
     from rlenv.trainers.policy_gradient.trainer import Trainer
 
-    env: Any = rlenv.TextEnv(rlenv.DatasetSource(rows), LengthBiasedRM(ExactMatchVerifier(), args.bonus, args.cap))
+    env: Any = rlenv.TextEnv(rlenv.sources.DatasetSource(rows), LengthBiasedRM(ExactMatchVerifier(), args.bonus, args.cap))
     if penalty:
         env = OverlongPenalty(env, max_len=args.max_len, buffer=args.buffer, penalty=-args.penalty_factor)
     recorder = Recorder(rlenv.TextVectorEnv(env, num_tasks=args.num_tasks, group_size=args.group_size,

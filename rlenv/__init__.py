@@ -7,23 +7,21 @@ Quick use::
     prompt, info = env.reset(seed=0)
     obs, reward, terminated, truncated, info = env.step(completion)
 
-``import rlenv`` never imports torch.
+``import rlenv`` never imports torch. The root holds the contract (making, registering and checking
+environments, the episode and reward types, offline scoring); everything else is reached through its
+submodule (``rlenv.sources``, ``rlenv.splits``, ``rlenv.scoring``, ``rlenv.spaces``, ...).
 """
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import rlenv.wrappers  # noqa: F401  (so that rlenv.wrappers.X works after ``import rlenv``)
 from rlenv import builtin as _builtin  # noqa: F401  (registers the shipped environments)
-from rlenv.checker import EnvCheckError, check_env
+from rlenv.checker import check_env
+from rlenv.deprecation import moved_names
 from rlenv.env import TextEnv
-from rlenv.registry import EnvSpec, list_envs, load_builtin_families, load_plugins, make, register, spec
-from rlenv.scoring import resolve_samples, score_tasks, verify_safely
-from rlenv.sources import DatasetSource, ProceduralSource, TaskSource
-from rlenv.spaces import ChatSpace, TextSpace
-from rlenv.splits import PromptFilteredSource, disjoint_split, distinct_prompt_indices
+from rlenv.registry import list_envs, load_builtin_families, make, register, spec
 from rlenv.types import Completion, RewardResult, Status, StepReward, Task, Verifier
 from rlenv.vector import TextVectorEnv
 
@@ -70,28 +68,35 @@ def score(
     Returns:
         One :class:`RewardResult` per sample, in input order.
     """
+    from rlenv.env import text_env
+    from rlenv.scoring import resolve_samples, score_tasks
+
     env = make(env_or_id) if isinstance(env_or_id, str) else env_or_id
-    base = env.unwrapped
+    base = text_env(env)
     tasks, completions = resolve_samples(env, samples)
     return score_tasks(base.verifier, tasks, completions, executor=executor, max_workers=max_workers,
                        progress=progress)
 
 
 __all__ = [
-    "ChatSpace", "Completion", "DatasetSource", "EnvCheckError", "EnvSpec", "ProceduralSource",
-    "PromptFilteredSource", "RewardResult", "Status", "StepReward", "Task", "TaskSource", "TextEnv", "TextSpace",
-    "TextVectorEnv", "Verifier", "check_env", "disjoint_split", "distinct_prompt_indices", "list_envs",
-    "load_plugins", "make", "make_vec", "register", "score", "score_tasks", "spec", "verify_safely",
+    "Completion", "RewardResult", "Status", "StepReward", "Task", "TextEnv", "TextVectorEnv", "Verifier", "check_env",
+    "list_envs", "make", "make_vec", "register", "score", "spec",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    """Deprecated aliases (for one release): ``rlenv.RemoteVerifier`` is ``rlenv.service.RemoteVerifier``
-    (the core does not import the service layer)."""
-    if name == "RemoteVerifier":
-        warnings.warn("rlenv.RemoteVerifier is deprecated: use rlenv.service.RemoteVerifier", DeprecationWarning,
-                      stacklevel=2)
-        from rlenv.service import RemoteVerifier
-
-        return RemoteVerifier
-    raise AttributeError(f"module 'rlenv' has no attribute {name!r}")
+#: Names the root no longer holds, reached through their submodule (deprecated here for one release).
+__getattr__ = moved_names(__name__, {
+    "ChatSpace": "rlenv.spaces.ChatSpace",
+    "TextSpace": "rlenv.spaces.TextSpace",
+    "DatasetSource": "rlenv.sources.DatasetSource",
+    "ProceduralSource": "rlenv.sources.ProceduralSource",
+    "TaskSource": "rlenv.sources.TaskSource",
+    "PromptFilteredSource": "rlenv.splits.PromptFilteredSource",
+    "disjoint_split": "rlenv.splits.disjoint_split",
+    "distinct_prompt_indices": "rlenv.splits.distinct_prompt_indices",
+    "EnvCheckError": "rlenv.checker.EnvCheckError",
+    "EnvSpec": "rlenv.registry.EnvSpec",
+    "load_plugins": "rlenv.registry.load_plugins",
+    "score_tasks": "rlenv.scoring.score_tasks",
+    "verify_safely": "rlenv.scoring.verify_safely",
+    "RemoteVerifier": "rlenv.service.RemoteVerifier",  # the core does not import the service layer
+})

@@ -78,7 +78,7 @@ def boxed_spans(text: str) -> list[tuple[int, int]]:
             spans.append(_unwrap_span(text, pairs, start + 1, end))
             position = end + 1
         else:
-            token = re.match(r"[^\s$]*", text[start:start + 200]).group()
+            token = re.split(r"[\s$]", text[start:start + 200], maxsplit=1)[0]
             spans.append((start, start + len(token)))
             position = start + len(token)
     return spans

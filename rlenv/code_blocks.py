@@ -31,7 +31,8 @@ def fenced_blocks(text: str) -> list[tuple[str, str]]:
     string, and closes with a line of at least as many of the same character. A block left open
     at the end of the text (a truncated generation) runs to the end.
     """
-    blocks, pos = [], 0
+    blocks: list[tuple[str, str]] = []
+    pos = 0
     while True:
         opening = _FENCE.search(text, pos)
         if opening is None:

@@ -256,7 +256,8 @@ class Gate(Composite):
                 status = reward.status
             else:
                 status = Status.INCORRECT if condition.status is Status.CORRECT else condition.status
-        steps = reward.step_rewards if is_open or reward.step_rewards is None else _scaled_steps(reward.step_rewards, 0.0)
+        steps = (reward.step_rewards if is_open or reward.step_rewards is None
+                 else tuple(_scaled_steps(reward.step_rewards, 0.0)))
         return RewardResult(reward.value if is_open else self.closed_value, status, components, steps,
                             self.name, self.version,
                             {"gate_open": is_open, "threshold": self.threshold, "components": component_details(named)})

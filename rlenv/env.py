@@ -91,8 +91,10 @@ class TextEnv(gymnasium.Env):
 
     def resolve_index(self, options: dict[str, Any] | None) -> int | None:
         """The task index pinned by reset ``options`` (``index`` or ``task_id``), or None."""
-        if not options:
-            return None
+        return self.pinned_index(options) if options else None
+
+    def pinned_index(self, options: dict[str, Any]) -> int:
+        """The task index that ``options`` (``{"index": i}`` or ``{"task_id": id}``) pins."""
         unknown = set(options) - {"index", "task_id"}
         if unknown:
             raise ValueError(f"unknown reset option(s) {sorted(unknown)}: expected 'index' or 'task_id'")
@@ -124,17 +126,22 @@ class TextEnv(gymnasium.Env):
         self._last_completion = None
         return self.format_prompt(self.task), self.task_info(self.task, index)
 
-    def step(self, action: str):
-        if self.task is None:
+    def current(self) -> tuple[Task, int]:
+        """The task of the episode under way and its index in the source (raises before ``reset()``)."""
+        if self.task is None or self._index is None:
             raise RuntimeError("step() called before reset(): call env.reset() to start an episode")
+        return self.task, self._index
+
+    def step(self, action: str):
+        task, index = self.current()
         if self._done:
             raise RuntimeError("step() called after the episode ended: episodes are single-turn, call reset()")
         if not isinstance(action, str):
             raise TypeError(f"the completion must be a str, got {type(action).__name__}: {action!r:.80}")
         completion, truncated = self.clip_completion(action)
-        result = self.verify(self.task, completion)
-        reward, info = self.episode_outcome(self.task, completion, result, truncated)
-        info.update(self.task_info(self.task, self._index))
+        result = self.verify(task, completion)
+        reward, info = self.episode_outcome(task, completion, result, truncated)
+        info.update(self.task_info(task, index))
         self._done = True
         self._last_completion = completion
         return self.terminal_observation(), reward, True, truncated, info
@@ -154,6 +161,10 @@ class TextEnv(gymnasium.Env):
             return str(completion)[: self.max_completion_chars], True
         return str(completion), truncated
 
+    def episode_completion(self, action: str) -> str:
+        """The completion the finished episode was graded on, given the last ``action`` (reward wrappers read it)."""
+        return self.clip_completion(action)[0]
+
     def verify(self, task: Task, completion: str) -> RewardResult:
         """Score one completion; never raises (verifier failures are status ``error``)."""
         return verify_safely(self.verifier, task, completion)
@@ -162,7 +173,7 @@ class TextEnv(gymnasium.Env):
         self, task: Task, completion: str, result: RewardResult, truncated: bool
     ) -> tuple[float, dict[str, Any]]:
         """Turn a verifier result into ``(reward, info)``. Reward wrappers extend this."""
-        info = {"reward": result, "status": result.status.value, "components": dict(result.components)}
+        info: dict[str, Any] = {"reward": result, "status": result.status.value, "components": dict(result.components)}
         if truncated:
             info["truncated_completion"] = True
         return result.value, info
@@ -174,3 +185,15 @@ class TextEnv(gymnasium.Env):
     def gold_completion(self, task: Task) -> str | None:
         """A completion known to be correct for ``task``, when the env knows one."""
         return task.gold_completion
+
+
+def text_env(env: gymnasium.Env) -> TextEnv:
+    """The :class:`TextEnv` under ``env``'s wrappers (``env`` itself when it is one).
+
+    Raises:
+        TypeError: when ``env`` is not a rlenv TextEnv, wrapped or not.
+    """
+    base = env.unwrapped
+    if not isinstance(base, TextEnv):
+        raise TypeError(f"expected a rlenv TextEnv (possibly wrapped), got {type(base).__name__}")
+    return base

@@ -24,6 +24,14 @@ class UnknownEnvError(RlenvError, KeyError):
         return str(self.args[0]) if self.args else ""
 
 
+class RequestRejectedError(RlenvError, ValueError):
+    """A server refused a request in a way that no retry changes (an HTTP 4xx other than 408/409/429)."""
+
+
+class Interrupted(RlenvError):
+    """A run stopped by Ctrl-C; the message says what was saved and how to resume."""
+
+
 def check_choice(name: str, value: Any, choices: Collection[Any]) -> None:
     """Raise ``ValueError`` naming ``name``, the accepted ``choices`` and the bad ``value`` unless
     ``value`` is one of ``choices``."""

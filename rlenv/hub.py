@@ -107,7 +107,8 @@ def load_hub_rows(dataset: HubDataset, split: str, env_id: str) -> Any:
 def hub_origin(rows: Any) -> dict[str, Any] | None:
     """``{"hub_id", "configs", "split"}`` of the Hub dataset that :func:`load_hub_rows` loaded ``rows``
     from in this process, or None (local files, rows built in memory, or a table changed since)."""
-    return _ORIGINS.get(getattr(rows, "_fingerprint", None))
+    fingerprint = getattr(rows, "_fingerprint", None)
+    return _ORIGINS.get(fingerprint) if isinstance(fingerprint, str) else None
 
 
 def task_rows(data_files: Any, split: str | None, dataset: HubDataset, env_id: str) -> Any:

@@ -113,9 +113,17 @@ def _flatten(value: Any, prefix: str = "") -> dict[str, Any]:
     return {prefix: value}
 
 
+def _shown(value: Any) -> str:
+    """``value`` for a one-line message: a list of more than 6 items as its first three and last one."""
+    if isinstance(value, list) and len(value) > 6:
+        return f"[{', '.join(map(repr, value[:3]))}, ... {value[-1]!r}] ({len(value)} items)"
+    return repr(value)
+
+
 def manifest_differences(a: Mapping[str, Any], b: Mapping[str, Any],
                          expected: tuple[str, ...] = EXPECTED_DIFFERENCES) -> list[str]:
-    """``"key: A -> B"`` for every flattened key whose values differ, except the ``expected`` ones."""
+    """``"key: A -> B"`` for every flattened key whose values differ, except the ``expected`` ones
+    (long lists shortened, so that each difference stays one readable line)."""
     flat_a, flat_b = _flatten(a), _flatten(b)
-    return [f"{key}: {flat_a.get(key)!r} -> {flat_b.get(key)!r}" for key in sorted(flat_a.keys() | flat_b.keys())
-            if key not in expected and flat_a.get(key) != flat_b.get(key)]
+    return [f"{key}: {_shown(flat_a.get(key))} -> {_shown(flat_b.get(key))}"
+            for key in sorted(flat_a.keys() | flat_b.keys()) if key not in expected and flat_a.get(key) != flat_b.get(key)]

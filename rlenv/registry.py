@@ -15,7 +15,9 @@ plugin).
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import importlib
+import inspect
 import json
 import logging
 import re
@@ -26,6 +28,7 @@ from typing import Any
 
 import gymnasium
 
+from rlenv.env import text_env
 from rlenv.errors import UnknownEnvError
 
 logger = logging.getLogger(__name__)
@@ -188,8 +191,9 @@ def spec(id: str) -> EnvSpec:
         return _REGISTRY[id]
     except KeyError:
         close = [k for k in _REGISTRY if k.lower().split("/")[-1].split("-v")[0] in id.lower()]
+        close += [k for k in difflib.get_close_matches(id, list(_REGISTRY), n=3, cutoff=0.85) if k not in close]
         hint = f"; did you mean {close}?" if close else ""
-        raise UnknownEnvError(f"no environment registered as {id!r}{hint} (see rlenv.list_envs())") from None
+        raise UnknownEnvError(f"no environment registered as {id!r}{hint} (`rlenv list` shows them all)") from None
 
 
 def make(id: str, **overrides: Any) -> gymnasium.Env:
@@ -198,11 +202,32 @@ def make(id: str, **overrides: Any) -> gymnasium.Env:
     As ``gymnasium.make`` does, the env's ``spec`` is the registered Gymnasium spec with the
     keyword arguments actually used, so ``gymnasium.make(env.spec)`` builds the same env again.
     Unlike ``gymnasium.make`` no wrapper (``OrderEnforcing``, ...) is added.
+
+    ``verifier=`` swaps the env's verifier, for every env: it goes to the entry point when that
+    takes a ``verifier`` argument (which may check it against its other arguments), and otherwise
+    replaces the verifier of the env the entry point built.
     """
     env_spec = spec(id)
-    env = env_spec.make(**overrides)
+    if "verifier" in overrides and not _takes_verifier(env_spec.load_entry_point()):
+        overrides = dict(overrides)
+        verifier = overrides.pop("verifier")
+        if not callable(verifier):
+            raise TypeError(f"verifier must be callable (task, completion) -> RewardResult, got {verifier!r}")
+        env = env_spec.make(**overrides)
+        text_env(env).verifier = verifier
+        overrides["verifier"] = verifier
+    else:
+        env = env_spec.make(**overrides)
     env.unwrapped.spec = dataclasses.replace(gymnasium.spec(id), kwargs={**env_spec.kwargs, **overrides})
     return env
+
+
+def _takes_verifier(entry_point: Callable[..., Any]) -> bool:
+    try:
+        parameters = inspect.signature(entry_point).parameters
+    except (TypeError, ValueError):  # a callable without a signature: build, then swap
+        return False
+    return "verifier" in parameters and parameters["verifier"].kind is not inspect.Parameter.VAR_KEYWORD
 
 
 def list_envs() -> list[str]:

@@ -6,7 +6,7 @@ held-out tasks with distinct prompts and builds a training environment whose tas
 prompt with them::
 
     env = rlenv.make("rlenv/Arithmetic-v0", level=1)
-    train_env, held_out = rlenv.disjoint_split(env, held_out_count=30, train_size=5000)
+    train_env, held_out = rlenv.splits.disjoint_split(env, held_out_count=30, train_size=5000)
     # train on train_env (any index in [0, 5000)); evaluate on env at the indices in held_out
 """
 
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import copy
 
-from rlenv.env import TextEnv
+from rlenv.env import TextEnv, text_env
 from rlenv.sources import TaskSource
 from rlenv.types import Task
 
@@ -101,7 +101,7 @@ def disjoint_split(env: TextEnv, held_out_count: int, train_size: int,
         ``(train_env, held_out)``: a copy of the unwrapped ``env`` whose source is the training
         split, and the held-out indices into ``env``.
     """
-    base = env.unwrapped
+    base = text_env(env)
     source = base.source
     if held_out_start is None:
         held_out_start = 0 if source.size is not None else 100_000

@@ -158,18 +158,22 @@ class Completion(str):
     ``env.step(Completion(text, truncated=True))`` returns ``truncated=True``; a plain ``str``
     means the completion ended on its own. ``error`` (with empty text) says that generation
     itself failed (e.g. an inference server kept answering 5xx): evaluation records such a
-    sample as status ``error`` without verifying it.
+    sample as status ``error`` without verifying it. ``tool_calls`` carries an OpenAI-compatible
+    server's structured tool calls (``message.tool_calls``, as dicts) for multi-turn tool envs.
     """
 
     truncated: bool
     error: str | None
+    tool_calls: tuple[dict[str, Any], ...] | None
 
-    def __new__(cls, text: str, truncated: bool = False, error: str | None = None) -> Completion:
+    def __new__(cls, text: str, truncated: bool = False, error: str | None = None,
+                tool_calls: Any = None) -> Completion:
         if not isinstance(text, str):
             raise TypeError(f"Completion text must be a str, got {type(text).__name__}")
         obj = super().__new__(cls, text)
         obj.truncated = bool(truncated)
         obj.error = None if error is None else str(error)
+        obj.tool_calls = None if tool_calls is None else tuple(tool_calls)
         return obj
 
     @classmethod
@@ -178,4 +182,4 @@ class Completion(str):
         return cls("", error=error)
 
     def __reduce__(self):  # keep the flags across pickling (process pools)
-        return (Completion, (str(self), self.truncated, self.error))
+        return (Completion, (str(self), self.truncated, self.error, self.tool_calls))

@@ -11,7 +11,8 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode
 
-from rlenv.env import TextEnv
+from rlenv.env import text_env
+from rlenv.multiturn import MultiTurnEnv
 from rlenv.scoring import Executor, make_executor, release_executor, score_tasks
 from rlenv.types import Task
 
@@ -31,7 +32,7 @@ class TextVectorEnv(gymnasium.vector.VectorEnv):
         num_tasks: Distinct prompts per batch.
         group_size: Completions per prompt (G in GRPO, n in pass@k).
         executor: ``"thread"`` (default), ``"process"`` (CPU-bound, picklable verifiers),
-            ``"serial"``, ``"ray"`` (spread over a Ray cluster, see :mod:`rlenv.ray_executor`), or
+            ``"serial"``, ``"ray"`` (spread over a Ray cluster, see :mod:`rlenv.scoring.ray_backend`), or
             an executor object (see :func:`rlenv.scoring.score_tasks`).
         max_workers: Pool size for the built-in executors (the most scoring actors for ``"ray"``).
     """
@@ -46,13 +47,14 @@ class TextVectorEnv(gymnasium.vector.VectorEnv):
         executor: Executor = "thread",
         max_workers: int | None = None,
     ):
-        if not isinstance(env.unwrapped, TextEnv):
-            raise TypeError(f"TextVectorEnv needs a rlenv TextEnv (possibly wrapped), got {type(env.unwrapped).__name__}")
         for name, value in (("num_tasks", num_tasks), ("group_size", group_size)):
             if not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be a positive int, got {value!r}")
         self.env = env
-        self.base = env.unwrapped
+        self.base = text_env(env)
+        if isinstance(self.base, MultiTurnEnv):
+            raise TypeError(f"TextVectorEnv steps single-turn episodes; {type(self.base).__name__} is multi-turn: "
+                            "step its episodes one by one")
         self.num_tasks = num_tasks
         self.group_size = group_size
         self.num_envs = num_tasks * group_size
@@ -76,8 +78,8 @@ class TextVectorEnv(gymnasium.vector.VectorEnv):
     def _draw_indices(self) -> list[int]:
         size = self.base.source.size
         if size is not None and size >= self.num_tasks:
-            return [int(i) for i in self._np_random.choice(size, size=self.num_tasks, replace=False)]
-        return [self.base.sample_index(self._np_random) for _ in range(self.num_tasks)]
+            return [int(i) for i in self.np_random.choice(size, size=self.num_tasks, replace=False)]
+        return [self.base.sample_index(self.np_random) for _ in range(self.num_tasks)]
 
     def _pinned_indices(self, options: dict[str, Any]) -> list[int]:
         unknown = set(options) - {"indices", "task_ids"}
@@ -88,7 +90,7 @@ class TextVectorEnv(gymnasium.vector.VectorEnv):
         if len(values) != self.num_tasks:
             raise ValueError(f"options[{key!r}] has {len(values)} entries, expected num_tasks={self.num_tasks}")
         single = "index" if key == "indices" else "task_id"
-        return [self.base.resolve_index({single: v}) for v in values]
+        return [self.base.pinned_index({single: v}) for v in values]
 
     def _check_reset_mask(self, mask: Any) -> None:
         """Gymnasium's partial-reset option: only a full reset fits episodes that share tasks by group."""

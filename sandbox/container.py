@@ -333,12 +333,15 @@ class ContainerSession:
     # -- the multiplexed attach stream: 8-byte frame headers (stream, 0, 0, 0, size)
     def _fill(self, deadline: float) -> bool:
         """Receive once (waiting until ``deadline``); False on timeout or end of stream."""
+        raw = self._raw
+        if raw is None:
+            return False
         left = deadline - time.monotonic()
         try:
-            readable, _, _ = select.select([self._raw], [], [], max(0.0, left))
+            readable, _, _ = select.select([raw], [], [], max(0.0, left))
             if not readable:
                 return False
-            chunk = self._raw.recv(1 << 16)
+            chunk = raw.recv(1 << 16)
         except (OSError, ValueError):
             chunk = b""
         if not chunk:

@@ -18,7 +18,7 @@ import dataclasses
 import json
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, overload
 
 from rlenv.errors import check_choice
 from rlenv.sandbox.protocol import COMPARE_MODES, JobStatus, TestStatus, encode_frame
@@ -212,6 +212,10 @@ def _frame(part: dict[str, Any]) -> bytes:
     return encode_frame(json.dumps(part, ensure_ascii=True, allow_nan=False).encode())
 
 
+@overload
+def valid_text(value: str) -> str: ...
+@overload
+def valid_text(value: Any) -> str | None: ...
 def valid_text(value: Any) -> str | None:
     """``value`` (a str, or None) as text that encodes to UTF-8: each lone surrogate (JSON's
     ``\\udcff`` decodes to one) becomes U+FFFD. None stays None."""

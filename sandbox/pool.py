@@ -289,8 +289,8 @@ class SandboxPool:
                     if not lost.future.done():
                         self._finish(lost, error)
                 inflight.clear()
-                if self._sessions[slot] is not None:
-                    self._replace(slot, self._sessions[slot], exc)
+                if (broken := self._sessions[slot]) is not None:
+                    self._replace(slot, broken, exc)
 
     def _take(self, block: bool):
         """The next job from the queue (None when there is none and ``block`` is False)."""
@@ -313,8 +313,16 @@ class SandboxPool:
             self._replace(slot, session, ContainerError(f"container {session.name} died while idle"))
         if self._closed:
             raise ContainerError("the sandbox pool was closed")
-        self._sessions[slot] = self._new_session()
-        return self._sessions[slot]
+        session = self._new_session()
+        self._sessions[slot] = session
+        return session
+
+    def _busy_session(self, slot: int) -> ContainerSession:
+        """The container of a slot with jobs in flight (it has one until they are answered)."""
+        session = self._sessions[slot]
+        if session is None:
+            raise ContainerError(f"sandbox slot {slot} has jobs in flight but no container")
+        return session
 
     def _replace(self, slot: int, session: ContainerSession, why: Exception) -> None:
         logger.warning("replacing sandbox container %s: %s", session.name, why)
@@ -344,7 +352,7 @@ class SandboxPool:
         if inflight and len(payload) > PIPELINE_MAX_BYTES:
             return False  # it could fill the container's input while the container is busy
         if inflight:
-            session = self._sessions[slot]  # busy: its liveness shows when the head job is answered
+            session = self._busy_session(slot)  # its liveness shows when the head job is answered
         else:
             try:
                 session = self._session(slot)
@@ -367,7 +375,7 @@ class SandboxPool:
         return True
 
     def _receive(self, slot: int, inflight: collections.deque, retry: collections.deque) -> None:
-        session, head = self._sessions[slot], inflight[0]
+        session, head = self._busy_session(slot), inflight[0]
         deadline = head.head_since + head.job.limits.timeout_s + 2.0 + self.reply_grace_s
         timings = {"queued_s": round(head.head_since - head.queued_at, 6)}
         try:

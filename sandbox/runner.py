@@ -274,15 +274,26 @@ def candidate_filter(machine: str) -> _SockFprog:
     return _SockFprog(len(code), ctypes.cast(program, ctypes.POINTER(_SockFilter)))
 
 
+#: The resource limits of a candidate process, in the order of a :data:`_CANDIDATE_JOB` record.
+CANDIDATE_RLIMITS = (resource.RLIMIT_NOFILE, resource.RLIMIT_FSIZE, resource.RLIMIT_CPU, resource.RLIMIT_AS)
+
+
+def candidate_rlimits(limits: dict) -> tuple:
+    """The values of :data:`CANDIDATE_RLIMITS` for a job's ``limits``."""
+    return (int(limits["max_open_files"]), int(limits["max_file_bytes"]), int(math.ceil(limits["timeout_s"])) + 1,
+            int(limits["memory_mb"]) << 20)
+
+
 def own_state() -> tuple:
     """This process's resource limits, niceness, CPU affinity and scheduling policy."""
     return (tuple(resource.getrlimit(r) for r in _WATCHED_LIMITS), os.getpriority(os.PRIO_PROCESS, 0),
             os.sched_getaffinity(0), os.sched_getscheduler(0))
 
 
-def child_setup(limits: dict, workdir: str, fds: dict) -> str:
+def child_setup(rlimits: tuple, workdir: str, fds: dict) -> str:
     """Turn a freshly forked process into a candidate process: own session, exactly ``fds``,
-    default signals, the work directory, rlimits, first in line for the OOM killer, the job user
+    default signals, the work directory, ``rlimits`` (values of :data:`CANDIDATE_RLIMITS`,
+    in order), first in line for the OOM killer, the job user
     with no capabilities (the seccomp filters, no core dumps and ``sys.argv`` come from
     :func:`main` and the fork server). Returns the job's code, read from the descriptor just
     below the last one (see :func:`spawn`)."""
@@ -294,12 +305,13 @@ def child_setup(limits: dict, workdir: str, fds: dict) -> str:
     _signal.signal(signal.SIGINT, signal.default_int_handler)  # the runner ignores it; a program expects Python's
     os.chdir(workdir)
     os.umask(0o077)
-    with open("/proc/self/oom_score_adj", "w") as adjust:
-        adjust.write("1000")  # while a candidate process lives, the OOM killer chooses one, never the runner or grader
-    _set_limit(resource.RLIMIT_NOFILE, int(limits["max_open_files"]))
-    _set_limit(resource.RLIMIT_FSIZE, int(limits["max_file_bytes"]))
-    _set_limit(resource.RLIMIT_CPU, int(math.ceil(limits["timeout_s"])) + 1)
-    _set_limit(resource.RLIMIT_AS, int(limits["memory_mb"]) << 20)
+    adjust = os.open("/proc/self/oom_score_adj", os.O_WRONLY)  # os-level: io.open's layers cost a job ~0.3 ms
+    try:
+        os.write(adjust, b"1000")  # while a candidate process lives, the OOM killer chooses one, never the runner or grader
+    finally:
+        os.close(adjust)
+    for kind, value in zip(CANDIDATE_RLIMITS, rlimits, strict=True):
+        _set_limit(kind, value)
     become(JOB_UID)
     os.write(ready, b"1")  # set-up done: from here on, what happens is the candidate's doing
     os.close(ready)
@@ -558,7 +570,8 @@ def spawn(server: ForkServer, limits: dict, workdir: str, mode: str, code_fd: in
         rep_r, rep_w = os.pipe()
         passed += [req_r, rep_w]
     try:
-        pid, pidfd = server.fork({"limits": limits, "workdir": workdir, "mode": mode}, [*passed, code_fd, ready_w])
+        job = _CANDIDATE_JOB.pack(mode == "program", *candidate_rlimits(limits)) + workdir.encode()
+        pid, pidfd = server.fork(job, [*passed, code_fd, ready_w])
     finally:
         for fd in (*passed, ready_w):
             os.close(fd)
@@ -1031,6 +1044,38 @@ def grade_program(meta: dict, grader: dict) -> dict:
 
 
 # ---------------------------------------------------------------------------------------------
+# records on the fork server's socket and on a spare candidate process's (SOCK_SEQPACKET: one
+# record per receive): fixed layouts, no JSON, so that the fork server and a candidate touch (and
+# copy after a fork) as few of the interpreter's pages as they can
+#: The fork server's answers: what (``_FORKED``: pid, its pidfd attached; ``_FORK_FAILED``: errno;
+#: ``_EXITED``: pid and wait status), pid, value.
+_FORK_ANSWER = struct.Struct("=Bqq")
+_FORKED, _FORK_FAILED, _EXITED = 1, 2, 3
+#: A spare candidate process's job: program mode (else function mode), then the values of
+#: :data:`CANDIDATE_RLIMITS`; the work directory's path follows (at most :data:`_MAX_WORKDIR` bytes).
+_CANDIDATE_JOB = struct.Struct("=?qqqq")
+_MAX_WORKDIR = 4096
+
+
+def send_record(sock: socket.socket, record: bytes, fds: list = ()) -> None:
+    """Send one record with descriptors ``fds`` on a ``SOCK_SEQPACKET`` socket."""
+    sock.sendmsg([record], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, struct.pack(f"={len(fds)}i", *fds))] if fds else [])
+
+
+def recv_record(sock: socket.socket, size: int, max_fds: int) -> tuple[bytes, list[int]]:
+    """One record of at most ``size`` bytes and at most ``max_fds`` descriptors (see
+    :func:`send_record`); ``b""`` at the end of the stream. A longer record is a fault."""
+    record, ancillary, flags, _ = sock.recvmsg(size, socket.CMSG_SPACE(max_fds * 4))
+    fds = [fd for level, kind, data in ancillary if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS
+           for fd in memoryview(data).cast("i")]
+    if flags & (socket.MSG_TRUNC | socket.MSG_CTRUNC):
+        for fd in fds:
+            os.close(fd)
+        raise SandboxFault(f"a record longer than {size} bytes or with more than {max_fds} descriptors")
+    return record, fds
+
+
+# ---------------------------------------------------------------------------------------------
 # messages between the runner and the grader: a header (meta length, payload length), the JSON
 # meta, the payload; descriptors travel with the header
 _MESSAGE = struct.Struct(">QQ")
@@ -1129,48 +1174,49 @@ def fork_server_loop(sock: socket.socket) -> None:
                 pid = children.pop(fd)
                 poll.unregister(fd)
                 os.close(fd)
-                send_message(sock, {"exited": pid, "status": os.waitpid(pid, 0)[1]})
+                send_record(sock, _FORK_ANSWER.pack(_EXITED, pid, os.waitpid(pid, 0)[1]))
                 continue
-            message = recv_message(sock)
-            if message is None:
+            request, fds = recv_record(sock, 1, 1)
+            if not request:
                 os._exit(0)
-            _, _, fds = message
             try:
+                if not fds:
+                    raise OSError(errno.EBADF, "no socket came with the request")
                 pid = os.fork()
                 if pid == 0:
                     try:  # nothing of this loop may run in the child
                         _install_fds({3: fds[0]})
-                        run_candidate(socket.socket(fileno=3))
+                        run_candidate(socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET, 0, 3))
                     finally:
                         os._exit(EXIT_SETUP)
                 pidfd = os.pidfd_open(pid)  # before this process reaps it: a zombie has a pidfd too
                 children[pidfd] = pid
                 poll.register(pidfd, _POLL_IN)
-                answer, handed = {"pid": pid}, [pidfd]
+                answer, handed = _FORK_ANSWER.pack(_FORKED, pid, 0), [pidfd]
             except OSError as exc:  # e.g. the pids limit: the runner reports it
-                answer, handed = {"pid": None, "error": f"could not fork a candidate process: {exc}"}, []
+                answer, handed = _FORK_ANSWER.pack(_FORK_FAILED, 0, exc.errno or 0), []
             finally:
                 for passed in fds:
                     os.close(passed)
-            send_message(sock, answer, handed)
+            send_record(sock, answer, handed)
 
 
 def run_candidate(sock: socket.socket) -> None:
-    """Body of a candidate process: wait on ``sock`` for the job (limits, work directory, mode
-    and descriptors: see :func:`spawn`), :func:`child_setup`, then the program or the function
-    server. Never returns: whatever escapes the candidate's code ends the process, so no code of
-    the fork server ever runs as the candidate."""
+    """Body of a candidate process: wait on ``sock`` for the job (a :data:`_CANDIDATE_JOB`
+    record, the work directory and descriptors: see :func:`spawn`), :func:`child_setup`, then
+    the program or the function server. Never returns: whatever escapes the candidate's code
+    ends the process, so no code of the fork server ever runs as the candidate."""
     try:
-        message = recv_message(sock)
-        if message is None:
+        job, fds = recv_record(sock, _CANDIDATE_JOB.size + _MAX_WORKDIR, 8)
+        if not job:
             os._exit(0)  # the runner stopped before it had a job for this process
-        meta, _, fds = message
         sock.close()
-        code = child_setup(meta["limits"], meta["workdir"], dict(enumerate(fds)))  # stdin, ..., code, ready
+        program, *rlimits = _CANDIDATE_JOB.unpack_from(job)
+        code = child_setup(tuple(rlimits), job[_CANDIDATE_JOB.size:].decode(), dict(enumerate(fds)))
     except BaseException:
         _report_setup_failure()
     try:
-        (program_main if meta["mode"] == "program" else function_main)(code)
+        (program_main if program else function_main)(code)
     finally:
         os._exit(1)
 
@@ -1193,16 +1239,17 @@ class ForkServer:
         self._asked: socket.socket | None = None  # our end of the socket of a spare not yet answered for
         self._answer: tuple | None = None  # the fork server's answer about it, once read
         self._spare: tuple | None = None  # (pid, pidfd, our end of its socket)
+        self.failure = ""  # why the last spare could not be forked
 
     def start(self) -> None:
-        ours, theirs = socket.socketpair()
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         pid = os.fork()
         if pid == 0:
             try:
                 null = os.open(os.devnull, os.O_RDWR)
                 _install_fds({0: null, 1: null, 2: null, 3: theirs.fileno()})
                 install_seccomp(candidate_filter(os.uname().machine))
-                fork_server_loop(socket.socket(fileno=3))
+                fork_server_loop(socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET, 0, 3))
             finally:
                 os._exit(EXIT_SETUP)
         theirs.close()
@@ -1212,9 +1259,9 @@ class ForkServer:
     def ask(self) -> None:
         """Have a spare candidate process forked, unless there is one."""
         if self._spare is None and self._asked is None:
-            ours, theirs = socket.socketpair()
+            ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
             try:
-                send_message(self.sock, {}, [theirs.fileno()])
+                send_record(self.sock, b"\0", [theirs.fileno()])
             finally:
                 theirs.close()
             self._asked = ours
@@ -1222,16 +1269,16 @@ class ForkServer:
     def _receive(self) -> None:
         """Read the next message of the fork server: a wait status (kept in :attr:`statuses`)
         or the answer about the spare asked for (kept in :attr:`_answer`)."""
-        message = recv_message(self.sock)
-        if message is None:
-            raise SandboxFault("the fork server exited")
-        meta, _, fds = message
-        if "exited" in meta:
-            self.statuses[meta["exited"]] = meta["status"]
+        record, fds = recv_record(self.sock, _FORK_ANSWER.size, 1)
+        if len(record) != _FORK_ANSWER.size:
+            raise SandboxFault("the fork server exited" if not record else f"the fork server sent {record!r:.100}")
+        kind, pid, value = _FORK_ANSWER.unpack(record)
+        if kind == _EXITED:
+            self.statuses[pid] = value
         elif self._asked is None or self._answer is not None:
-            raise SandboxFault(f"the fork server answered {meta!r:.100} without a question")
+            raise SandboxFault(f"the fork server answered {record!r:.100} without a question")
         else:
-            self._answer = (meta, fds)
+            self._answer = (kind, pid, value, fds)
 
     def spare_pid(self) -> int | None:
         """The pid of the spare candidate process (waiting for the fork server's answer if it
@@ -1239,27 +1286,28 @@ class ForkServer:
         if self._spare is None and self._asked is not None:
             while self._answer is None:
                 self._receive()
-            (answer, handed), sock = self._answer, self._asked
+            (kind, pid, value, handed), sock = self._answer, self._asked
             self._answer = self._asked = None
-            if type(answer.get("pid")) is not int or len(handed) != 1:
+            if kind != _FORKED or len(handed) != 1:
                 sock.close()
+                self.failure = os.strerror(value) if kind == _FORK_FAILED else f"answer {kind} with {len(handed)} descriptors"
                 return None
-            self.statuses.pop(answer["pid"], None)  # an earlier process's, its pid now reused
-            self._spare = (answer["pid"], handed[0], sock)
+            self.statuses.pop(pid, None)  # an earlier process's, its pid now reused
+            self._spare = (pid, handed[0], sock)
         return self._spare[0] if self._spare is not None else None
 
-    def fork(self, meta: dict, fds: list) -> tuple[int, int]:
-        """``(pid, pidfd)`` of a candidate process that got ``meta`` and ``fds`` (see
+    def fork(self, job: bytes, fds: list) -> tuple[int, int]:
+        """``(pid, pidfd)`` of a candidate process that got ``job`` and ``fds`` (see
         :func:`run_candidate`): the spare one (one forked now if its fork had failed); then the
         next spare is asked for."""
         if self.spare_pid() is None:
             self.ask()
             if self.spare_pid() is None:
-                raise OSError("the fork server could not fork a candidate process")
+                raise OSError(f"the fork server could not fork a candidate process: {self.failure}")
         pid, pidfd, sock = self._spare
         self._spare = None
         try:
-            send_message(sock, meta, fds)
+            send_record(sock, job, fds)
         finally:
             sock.close()
         self.ask()

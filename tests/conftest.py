@@ -15,7 +15,8 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from waiting import PATIENCE_S
+
+from tests.waiting import PATIENCE_S
 
 os.environ["HF_DATASETS_OFFLINE"] = "1"
 

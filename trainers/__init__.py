@@ -16,7 +16,9 @@ PPO-KLPEN, TRPO), :mod:`~rlenv.trainers.self_training` (RAFT, ReST, STaR),
 :mod:`~rlenv.trainers.reward_models` (outcome and process reward models).
 """
 
-from rlenv.inference.policy import Generation, HFGenerator, SamplingConfig
+from rlenv.deprecation import moved_names
+from rlenv.inference import Sampling
+from rlenv.inference.policy import Generation, HFRolloutGenerator
 from rlenv.trainers.batch import EpisodeBatch
 from rlenv.trainers.finetune import fine_tune, gold_examples, sft
 from rlenv.trainers.launch import algorithm_names, make_trainer, train
@@ -25,7 +27,11 @@ from rlenv.trainers.policy_gradient import ALGORITHMS, Algorithm, Trainer, Train
 from rlenv.trainers.rollout import ScoreFnEnv, collect, run_episodes
 
 __all__ = [
-    "ALGORITHMS", "Algorithm", "EpisodeBatch", "Generation", "HFGenerator", "SamplingConfig", "ScoreFnEnv", "Trainer",
-    "TrainerConfig", "algorithm_names", "batch_logprobs", "collect", "completion_logprobs", "fine_tune", "gold_examples",
+    "ALGORITHMS", "Algorithm", "EpisodeBatch", "Generation", "HFRolloutGenerator", "Sampling", "ScoreFnEnv",
+    "Trainer", "TrainerConfig", "algorithm_names", "batch_logprobs", "collect", "completion_logprobs", "fine_tune", "gold_examples",
     "make_trainer", "run_episodes", "sequence_logprobs", "sft", "train",
 ]
+
+#: Deprecated names (one release).
+__getattr__ = moved_names(__name__, {"HFGenerator": "rlenv.inference.policy.HFRolloutGenerator",
+                                     "SamplingConfig": "rlenv.inference.sampling.SamplingConfig"})

@@ -188,6 +188,7 @@ class EpisodeBatch:
             fields["completion_ids"].append(torch.nn.functional.pad(b.completion_ids, (0, rt), value=pad_token_id))
             fields["completion_mask"].append(torch.nn.functional.pad(b.completion_mask, (0, rt), value=0))
             fields["rewards"].append(b.rewards)
+            assert b.truncated is not None  # __post_init__ fills it in
             fields["truncated"].append(b.truncated)
             _, inverse = torch.unique(b.group_ids, return_inverse=True)
             fields["group_ids"].append(inverse + offset)

@@ -51,18 +51,20 @@ def all_reduce_gradients(parameters: Iterable[torch.nn.Parameter]) -> None:
     """
     if not is_distributed():
         return
-    params = [p for p in parameters if p.requires_grad]
-    for p in params:
-        if p.grad is None:
-            p.grad = torch.zeros_like(p)
-    buckets: dict[tuple[torch.dtype, torch.device], list[torch.nn.Parameter]] = {}
-    for p in params:
-        buckets.setdefault((p.grad.dtype, p.grad.device), []).append(p)
+    grads = []
+    for p in parameters:
+        if p.requires_grad:
+            if p.grad is None:
+                p.grad = torch.zeros_like(p)
+            grads.append(p.grad)
+    buckets: dict[tuple[torch.dtype, torch.device], list[torch.Tensor]] = {}
+    for grad in grads:
+        buckets.setdefault((grad.dtype, grad.device), []).append(grad)
     for group in buckets.values():
-        flat = torch.cat([p.grad.reshape(-1) for p in group])
+        flat = torch.cat([grad.reshape(-1) for grad in group])
         dist.all_reduce(flat, op=dist.ReduceOp.SUM)
         offset = 0
-        for p in group:
-            n = p.grad.numel()
-            p.grad.copy_(flat[offset: offset + n].view_as(p.grad))
+        for grad in group:
+            n = grad.numel()
+            grad.copy_(flat[offset: offset + n].view_as(grad))
             offset += n

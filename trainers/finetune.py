@@ -18,6 +18,7 @@ from typing import Any
 import torch
 from tqdm.auto import tqdm
 
+from rlenv.deprecation import renamed_fields
 from rlenv.inference.policy import Observation, encode_completions, encode_prompts
 from rlenv.trainers.batch import EpisodeBatch
 from rlenv.trainers.logprobs import completion_logprobs
@@ -69,7 +70,7 @@ def _batches(count: int, batch_size: int, steps: int | None, epochs: int | None,
             rng.shuffle(order)
             yield from (order[start:start + batch_size] for start in range(0, count, batch_size))
         return
-    order: list[int] = []
+    order = []
     for _ in range(steps or 0):
         while len(order) < batch_size:
             fresh = list(range(count))
@@ -117,11 +118,11 @@ def fine_tune(
     if batch_size < 1 or (steps is not None and steps < 0) or (epochs is not None and epochs < 1):
         raise ValueError(f"batch_size and epochs must be >= 1 and steps >= 0, got batch_size={batch_size}, "
                          f"steps={steps}, epochs={epochs}")
-    total = steps if steps is not None else epochs * -(-len(examples) // batch_size)
+    total = steps if epochs is None else epochs * -(-len(examples) // batch_size)
     params = [p for group in optimizer.param_groups for p in group["params"]]
     losses: list[float] = []
     model.train()
-    with tqdm(total=total, desc=desc, disable=not progress, leave=False) as bar:
+    with tqdm(total=total, desc=desc, disable=None if progress else True, leave=False) as bar:
         for picked in _batches(len(examples), batch_size, steps, epochs, random.Random(seed)):
             loss = loss_fn(model, [examples[i] for i in picked])
             optimizer.zero_grad(set_to_none=True)
@@ -185,7 +186,7 @@ class FitConfig:
 
     Attributes:
         lr: AdamW step size.
-        num_epochs: Passes over the training examples.
+        epochs: Passes over the training examples (``num_epochs`` until the next release).
         batch_size: Examples per optimizer step.
         weight_decay: AdamW weight decay.
         max_grad_norm: Gradient-norm clip (None: no clipping).
@@ -197,7 +198,7 @@ class FitConfig:
     """
 
     lr: float = 1e-5
-    num_epochs: int = 1
+    epochs: int = 1
     batch_size: int = 8
     weight_decay: float = 0.0
     max_grad_norm: float | None = 1.0
@@ -207,12 +208,15 @@ class FitConfig:
     progress: bool = True
 
     def __post_init__(self) -> None:
-        for name in ("num_epochs", "batch_size"):
+        for name in ("epochs", "batch_size"):
             value = getattr(self, name)
             if not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be a positive int, got {value!r}")
         if not self.lr > 0:
             raise ValueError(f"lr must be positive, got {self.lr!r}")
+
+
+renamed_fields(FitConfig, {"num_epochs": "epochs"})  # the old name, for one release
 
 
 def fit(
@@ -222,11 +226,11 @@ def fit(
     config: FitConfig,
     desc: str = "fitting",
 ) -> list[float]:
-    """Fit a scoring model: :func:`fine_tune` for ``config.num_epochs`` passes with a fresh AdamW, on
+    """Fit a scoring model: :func:`fine_tune` for ``config.epochs`` passes with a fresh AdamW, on
     ``config.device``, dropout off when ``config.disable_dropout``; the model is left in eval mode.
 
     Returns:
-        The loss of every optimizer step (``num_epochs * ceil(len(examples) / batch_size)`` values).
+        The loss of every optimizer step (``epochs * ceil(len(examples) / batch_size)`` values).
     """
     torch.manual_seed(config.seed)
     if config.disable_dropout:
@@ -237,7 +241,7 @@ def fit(
     optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr, weight_decay=config.weight_decay)
     try:
         losses = fine_tune(model, examples, loss_fn, optimizer, batch_size=config.batch_size,
-                           epochs=config.num_epochs, seed=config.seed, max_grad_norm=config.max_grad_norm,
+                           epochs=config.epochs, seed=config.seed, max_grad_norm=config.max_grad_norm,
                            progress=config.progress, desc=desc)
     finally:
         model.eval()

@@ -19,7 +19,6 @@ is a mapping of the family's config fields (:class:`~rlenv.trainers.policy_gradi
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -70,10 +69,6 @@ def make_trainer(algorithm: str, policy: Any, tokenizer: Any, env: Any, config: 
     """
     family = family_of(algorithm)
     config = dict(config or {})
-    if isinstance(config.get("sampling"), Mapping):
-        from rlenv.inference.policy import SamplingConfig
-
-        config["sampling"] = SamplingConfig(**config["sampling"])
     if family == "policy_gradient":
         from rlenv.trainers.policy_gradient import (
             ALGORITHMS,
@@ -129,6 +124,8 @@ def train(algorithm: str, policy: Any, tokenizer: Any, *, env: Any = None, data:
         if env is None or data is not None:
             raise ValueError(f"{algorithm!r} ({family}) trains on an environment: pass env=, not data=")
         if family == "policy_gradient":  # its progress bar is a config field
+            if "progress" in options:
+                config = {**(config or {}), "progress": options.pop("progress")}
             return make_trainer(algorithm, policy, tokenizer, env, config, **options).train(callback=callback)
         progress = options.pop("progress", True)
         return make_trainer(algorithm, policy, tokenizer, env, config, **options).train(progress=progress,
@@ -145,7 +142,7 @@ def train(algorithm: str, policy: Any, tokenizer: Any, *, env: Any = None, data:
     from rlenv.trainers.reward_models import PRMConfig, RewardModelConfig, train_prm, train_reward_model
 
     if algorithm == "prm":
-        report = train_prm(policy, tokenizer, data, PRMConfig(**config), **options)
+        losses = train_prm(policy, tokenizer, data, PRMConfig(**config), **options).losses
     else:
-        report = train_reward_model(policy, tokenizer, data, RewardModelConfig(**config), **options)
-    return [{"loss": loss} for loss in dataclasses.asdict(report)["losses"]]
+        losses = train_reward_model(policy, tokenizer, data, RewardModelConfig(**config), **options).losses
+    return [{"loss": loss} for loss in losses]

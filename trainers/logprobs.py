@@ -140,6 +140,8 @@ def head_logprobs(
     if temperature <= 0:
         raise ValueError(f"temperature must be > 0, got {temperature}")
     weight, bias = head.weight, getattr(head, "bias", None)
+    if not isinstance(weight, torch.Tensor):
+        raise TypeError(f"the LM head's weight must be a tensor, got {type(weight).__name__}")
     grad = torch.is_grad_enabled() and (hidden.requires_grad or weight.requires_grad)
     logps, ents = [], []
     for s in range(0, hidden.shape[0], chunk_size):
@@ -225,7 +227,7 @@ def completion_logprobs(
                                         temperature=temperature, chunk_size=chunk_size, with_entropy=with_entropy,
                                         softcap=softcap)
     logp = logp_flat.new_zeros(mask.shape).masked_scatter(mask, logp_flat)
-    ent = ent_flat.new_zeros(mask.shape).masked_scatter(mask, ent_flat) if with_entropy else None
+    ent = None if ent_flat is None else ent_flat.new_zeros(mask.shape).masked_scatter(mask, ent_flat)
     return LogprobOutput(logp, ent, hidden if with_hidden else None)
 
 

@@ -3,7 +3,7 @@
 Three pieces, each replaceable:
 
 * a **generate function** ``generate_fn(observations) -> Generation``
-  (:mod:`rlenv.inference.policy`): :class:`~rlenv.inference.policy.HFGenerator` (``transformers``
+  (:mod:`rlenv.inference.policy`): :class:`~rlenv.inference.policy.HFRolloutGenerator` (``transformers``
   ``generate``) by default, or anything else (vLLM, an API) that returns token ids, optionally
   with its own log-probs (build it with :meth:`~rlenv.inference.policy.Generation.from_token_lists`);
 * an **environment** with the vector-env interface ``reset(seed=) -> (observations, infos)`` /
@@ -18,14 +18,16 @@ from __future__ import annotations
 import collections
 import dataclasses
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 import numpy as np
 import torch
 
 from rlenv.errors import check_choice
+from rlenv.inference import ROLLOUT_BACKENDS, Sampling, make_rollout_generator
 from rlenv.inference.policy import GenerateFn, Generation, Observation, decode_completions, pad_token_id_of
+from rlenv.inference.sampling import SamplingConfig, rollout_settings
 from rlenv.scoring import score_tasks
 from rlenv.trainers.batch import EpisodeBatch, step_rewards_to_tokens
 from rlenv.trainers.policy_gradient.advantages import zero_variance_groups
@@ -164,6 +166,44 @@ class FailurePolicy:
     def failure_policy(self) -> FailurePolicy:
         """Just the failure settings (of a trainer's config)."""
         return FailurePolicy(**{f.name: getattr(self, f.name) for f in dataclasses.fields(FailurePolicy)})
+
+
+def _rollout_sampling() -> Sampling:
+    return Sampling(max_new_tokens=64)
+
+
+@dataclasses.dataclass
+class RolloutSettings:
+    """How a round-based trainer samples its episodes (see :func:`rlenv.inference.make_rollout_generator`).
+
+    Attributes:
+        sampling: The sampling settings (default: 64 new tokens at temperature 1; a dict sets some
+            of them). A deprecated
+            ``SamplingConfig`` is still accepted: its backend settings fill the fields below.
+        rollout_backend: ``"hf"`` (``transformers`` ``generate``) or ``"vllm"`` (a colocated engine).
+        generation_batch_size: Prompts per ``generate`` call (None = all; ``hf`` backend).
+        rollout_options: The vLLM generator's settings (``gpu_memory_utilization``, ``max_model_len``...).
+    """
+
+    sampling: Sampling = dataclasses.field(default_factory=_rollout_sampling)
+    rollout_backend: str = "hf"
+    generation_batch_size: int | None = None
+    rollout_options: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if isinstance(self.sampling, Mapping):  # some fields, the others from the default
+            self.sampling = dataclasses.replace(_rollout_sampling(), **self.sampling)
+        if isinstance(self.sampling, SamplingConfig):
+            self.sampling, settings = rollout_settings(self.sampling)
+            self.rollout_backend = settings.pop("backend")
+            self.generation_batch_size = settings.pop("batch_size")
+            self.rollout_options = settings
+        check_choice("rollout_backend", self.rollout_backend, ROLLOUT_BACKENDS)
+
+    def rollout_generator(self, policy: Any, tokenizer: Any) -> GenerateFn:
+        """The generator these settings describe, sampling from ``policy``."""
+        return make_rollout_generator(policy, tokenizer, self.sampling, self.rollout_backend,
+                                      self.generation_batch_size, **self.rollout_options)
 
 
 @dataclasses.dataclass
@@ -368,8 +408,8 @@ def collect(
     batch = episodes(seed)
     target = env.num_tasks if hasattr(env, "num_tasks") else int(torch.unique(batch.group_ids).numel())
     if not dynamic_sampling:
-        kept = float(torch.unique(batch.group_ids).numel())
-        return batch, {"groups_sampled": float(target), "groups_kept": kept, "refills": 0.0}
+        groups_kept = float(torch.unique(batch.group_ids).numel())
+        return batch, {"groups_sampled": float(target), "groups_kept": groups_kept, "refills": 0.0}
     kept: list[EpisodeBatch] = []
     sampled, refills = 0, 0
     pad = pad_token_id_of(tokenizer)

@@ -26,7 +26,7 @@ def run_rounds(count: int, train_round: Callable[[int], dict[str, float]], histo
                desc: str, progress: bool = True, callbacks: tuple[RoundCallback | None, ...] = ()) -> list[dict[str, float]]:
     """Run ``train_round(r)`` for ``r`` in ``range(count)``, appending each round's metrics to
     ``history`` and calling every given ``callback(r + 1, metrics)`` after it; returns ``history``."""
-    for r in tqdm(range(count), desc=desc, disable=not progress):
+    for r in tqdm(range(count), desc=desc, disable=None if progress else True):  # bars on a terminal only
         metrics = train_round(r)
         history.append(metrics)
         for callback in callbacks:

@@ -122,8 +122,8 @@ def tiny_sequence_classifier(
     from transformers import LlamaConfig, LlamaForSequenceClassification
 
     torch.manual_seed(seed)
-    config = LlamaConfig(num_labels=num_labels,
-                         **_config_kwargs(tokenizer, hidden_size, num_layers, num_heads, max_positions))
+    config = LlamaConfig(**_config_kwargs(tokenizer, hidden_size, num_layers, num_heads, max_positions))
+    config.num_labels = num_labels
     return LlamaForSequenceClassification(config)
 
 
@@ -145,6 +145,6 @@ def tiny_token_classifier(
     from transformers import LlamaConfig, LlamaForTokenClassification
 
     torch.manual_seed(seed)
-    config = LlamaConfig(num_labels=num_labels,
-                         **_config_kwargs(tokenizer, hidden_size, num_layers, num_heads, max_positions))
+    config = LlamaConfig(**_config_kwargs(tokenizer, hidden_size, num_layers, num_heads, max_positions))
+    config.num_labels = num_labels
     return LlamaForTokenClassification(config)

@@ -183,13 +183,14 @@ def fresh_test(probe: Probe, args: tuple[Any, ...], output: str) -> str:
     reference = _replace(other_order[probe.probe], other_order[probe.call],  # type: ignore[arg-type]
                          ast.parse(output, mode="eval").body)
     actual = order[probe.probe]
+    assert isinstance(actual, ast.expr)
     if probe.form == "truth":
         test: ast.expr = ast.Call(ast.Name("_rlenv_same_output"), [ast.Call(ast.Name("bool"), [actual], []),
                                                                     ast.Call(ast.Name("bool"), [reference], [])], [])
     elif probe.form == "identity" and output in _SINGLETONS:
-        test = ast.Compare(actual, [ast.Is()], [reference])  # type: ignore[arg-type]
+        test = ast.Compare(actual, [ast.Is()], [reference])
     elif probe.form in ("equal", "identity"):
-        test = ast.Call(ast.Name("_rlenv_same_output"), [actual, reference], [])  # type: ignore[list-item]
+        test = ast.Call(ast.Name("_rlenv_same_output"), [actual, reference], [])
     else:
         test = _replace(statement.test, order[probe.expected], reference)
     tree.body[probe.statement] = ast.Assert(test, None)
@@ -206,8 +207,8 @@ def _mutate(value: Any, rng: random.Random, non_negative: bool, positive: bool) 
         low = 1 if positive else 0 if non_negative else None
         return value + rng.choice((1, 2, 3)) if low is not None and new < low else new
     if isinstance(value, float):
-        new = round(value * rng.choice((0.5, 1.5, 2.0)) + rng.choice((0.25, 0.5, 1.0)), 4)
-        return abs(new) if non_negative else new
+        scaled = round(value * rng.choice((0.5, 1.5, 2.0)) + rng.choice((0.25, 0.5, 1.0)), 4)
+        return abs(scaled) if non_negative else scaled
     if isinstance(value, str):
         return _mutate_text(value, rng)
     if isinstance(value, (list, tuple)):
@@ -444,8 +445,7 @@ def plan(tests: AssertTests | HumanEvalTests, reference: str | None) -> Plan | N
     """The differential-test plan of a task whose hidden ``tests`` are asserts (MBPP) or a HumanEval
     ``check`` and whose ``reference`` (gold completion) is known; None when there is no reference or
     no probe in the tests."""
-    code = extract_code(reference) if reference else None
-    if code is None:
+    if not reference or (code := extract_code(reference)) is None:
         return None
     if isinstance(tests, HumanEvalTests):
         parameter = split_check(tests.test)[0]

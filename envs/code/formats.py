@@ -140,8 +140,8 @@ def import_statements(source: str) -> str:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
         return ""
-    return "\n".join(ast.get_source_segment(source, node) for node in tree.body
-                     if isinstance(node, (ast.Import, ast.ImportFrom)))
+    return "\n".join(segment for node in tree.body if isinstance(node, (ast.Import, ast.ImportFrom))
+                     and (segment := ast.get_source_segment(source, node)) is not None)
 
 
 @dataclasses.dataclass(frozen=True)

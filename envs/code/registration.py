@@ -32,6 +32,16 @@ def register_code_envs() -> None:
         config="sanitized",
         detectors=CODE_DETECTORS,
     )
+    for env_id, base in (("rlenv/CodeIO-Revise-v0", "rlenv/CodeIO-v0"), ("rlenv/MBPP-Revise-v0", "rlenv/MBPP-v0"),
+                         ("rlenv/CodeContests-Revise-v0", "rlenv/CodeContests-v0")):
+        register(
+            env_id,
+            "rlenv.envs.code.revision:make_code_revision_env",
+            description=f"{base[6:]} with a run_tests tool on the visible tests (multi-turn); the submission graded "
+                        "on all tests in the Docker sandbox",
+            base=base,
+            detectors=CODE_DETECTORS + ("tool_spam", "grader_probe"),
+        )
     register(
         "rlenv/CodeContests-v0",
         "rlenv.envs.code.codecontests:make_codecontests_env",

@@ -43,8 +43,9 @@ def calibrate_time_limits(tasks: Sequence[Task], *, factor: float = 4.0, floor_s
     if not factor >= 1 or not floor_s > 0:
         raise ValueError(f"need factor >= 1 and floor_s > 0, got factor={factor!r}, floor_s={floor_s!r}")
     verifier = CodeVerifier(test_timeout_s=measure_limit_s, max_timeout_s=measure_limit_s * 100, pool=pool)
-    measured = [task for task in tasks if task.gold_completion is not None]
-    results = verifier.score_batch(measured, [task.gold_completion for task in measured])
+    golds = [(task, task.gold_completion) for task in tasks if task.gold_completion is not None]
+    measured = [task for task, _ in golds]
+    results = verifier.score_batch(measured, [gold for _, gold in golds])
     limits = {}
     for task, result in zip(measured, results, strict=True):
         if result.status is not Status.CORRECT:

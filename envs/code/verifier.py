@@ -12,7 +12,7 @@ from rlenv.envs.code import differential as diff
 from rlenv.envs.code.extraction import BLOCK_CHOICES
 from rlenv.envs.code.formats import AssertTests, HumanEvalTests, IOTests
 from rlenv.errors import check_choice
-from rlenv.sandbox import JobResult, JobStatus, Limits, SandboxPool, shared_pool
+from rlenv.sandbox import FunctionJob, JobResult, JobStatus, Limits, SandboxPool, shared_pool
 from rlenv.types import RewardResult, Status, Task
 
 logger = logging.getLogger(__name__)
@@ -63,7 +63,7 @@ class CodeVerifier:
     ``"withheld": True`` where that zeroed the reward).
     """
 
-    #: Scored on a node whose Docker engine has the sandbox image (see :mod:`rlenv.ray_executor`).
+    #: Scored on a node whose Docker engine has the sandbox image (see :mod:`rlenv.scoring.ray_backend`).
     placement = "docker"
 
     name = "code"
@@ -165,7 +165,7 @@ class CodeVerifier:
             except Exception:  # one task's unusual tests must not sink the batch: it gets no fresh tests
                 logger.warning("task %r: no differential tests (deriving fresh inputs failed)", task.id, exc_info=True)
                 found, calls = None, []
-            if not calls:
+            if found is None or not calls:
                 self._fresh_tests[key] = ()
                 continue
             names = [(found.functions[probe.function], args) for probe, args in calls]
@@ -195,7 +195,7 @@ class CodeVerifier:
         for i, snippets in fresh.items():
             tests = self._tests(tasks[i])
             job = tests.job(completions[i], self.limits(len(snippets), tests.time_limit_s), self.block)
-            if snippets and job is not None:
+            if snippets and isinstance(job, FunctionJob):  # fresh tests are function calls
                 futures[i] = pool.submit(dataclasses.replace(job, tests=snippets, setup=f"{job.setup}\n{diff.SAME_OUTPUT}"))
         out = list(results)
         for i, future in futures.items():

@@ -54,7 +54,7 @@ def make_format_env(
     Args:
         data_files: Rows with a prompt column (and ``reference`` when ``answer_check`` is set);
             default: a small embedded sample that asks for think/answer tags.
-        fields: Column mapping, as :class:`rlenv.DatasetSource`.
+        fields: Column mapping, as :class:`rlenv.sources.DatasetSource`.
         format: A format spec (see :mod:`rlenv.envs.format.spec`).
         answer_check: None (format only), ``"exact_match"``, or any verifier scoring correctness.
         answer_tag: Correctness is checked on the content of this tag's block; None checks the

@@ -27,7 +27,7 @@ from rlenv.envs.format.regex import RegexFormat
 from rlenv.envs.format.tags import ThinkAnswerFormat
 
 TYPES = {"think_answer": ThinkAnswerFormat, "regex": RegexFormat, "json": JSONFormat, "length": LengthBounds}
-NAMED = {
+NAMED: dict[str, dict[str, Any]] = {
     "think_answer": {"type": "think_answer"},
     "think_answer_lenient": {"type": "think_answer", "strict": False},
     "answer_only": {"type": "think_answer", "think_tag": None},

@@ -192,6 +192,6 @@ class AnswerContent:
 
     def _score_batch(self, tasks: Sequence[Task], completions: Sequence[str]) -> list[RewardResult]:
         answers = [self.extractor.extract_answer(c) for c in completions]
-        found = [i for i, a in enumerate(answers) if a is not None]
-        scored = dict(zip(found, score_tasks(self.verifier, [tasks[i] for i in found], [answers[i] for i in found])))
+        found = [(i, a) for i, a in enumerate(answers) if a is not None]
+        scored = dict(zip([i for i, _ in found], score_tasks(self.verifier, [tasks[i] for i, _ in found], [a for _, a in found])))
         return [scored[i] if i in scored else self._unparsable() for i in range(len(completions))]

@@ -36,6 +36,9 @@
   - text answers (``\\text{an ellipse}``, ``ellipse``, ``\\text{odd function}``): equal when their
     words are, ignoring case, articles, a final period and a trailing generic noun
     (``function``, ``curve``, ``number`` …); different words are different answers.
+
+* **Read with a decimal point** (:func:`decimal_comma`): a number written with a decimal comma
+  (``1000,99``, ``0,111``, ``2{,}74``), when the other answer is a number.
 """
 
 from __future__ import annotations
@@ -172,10 +175,10 @@ def _inequality_interval(answer: str) -> str:
         return f"(-\\infty, {bound}{')' if strict else ']'}" if less else f"{'(' if strict else '['}{bound}, \\infty)"
     if len(parts) == 5:
         low, op1, variable, op2, high = parts
-        less = [re.fullmatch(_LESS, op) is not None for op in (op1, op2)]
-        if not (_VARIABLE.fullmatch(variable) and _is_bound(low) and _is_bound(high)) or less[0] != less[1]:
+        first_less, second_less = (re.fullmatch(_LESS, op) is not None for op in (op1, op2))
+        if not (_VARIABLE.fullmatch(variable) and _is_bound(low) and _is_bound(high)) or first_less != second_less:
             return answer  # ``a < x > b`` is not an interval
-        if not less[0]:
+        if not first_less:
             low, op1, op2, high = high, op2, op1, low
         return f"{'(' if op1 in '<>' else '['}{low.strip()}, {high.strip()}{')' if op2 in '<>' else ']'}"
     return answer
@@ -234,6 +237,7 @@ _CLOCK = re.compile(r"^(\d{1,2})\s*:\s*(\d{2})\s*(?:([apAP])\.?\s*[mM]\.?)?$")
 _RATIO = re.compile(r"^\d+(?:\.\d+)?(?:\s*(?::|\bto\b)\s*\d+(?:\.\d+)?)+$")
 _COLON_SPACING = re.compile(r"\\colon|\{:\}|\\[,;!]")
 #: Generic nouns that qualify a text answer without changing it (``an even function`` is ``even``).
+_DECIMAL_COMMA = re.compile(r"^(?:\\?\$|€|£)?\s*(-?)(\d+)(?:,|\{,\})(\d+)\s*(?:\\?\$|€|£)?$")
 _QUALIFIERS = frozenset(("function", "curve", "conic", "shape", "graph", "number", "figure"))
 
 
@@ -342,6 +346,22 @@ def choice_value(answer: str) -> str | None:
     """The value written after a multiple-choice letter (``\\text{(C) } 2\\sqrt6`` -> ``2\\sqrt6``), else None."""
     match = _CHOICE.match(unwrap_text(answer))
     return match[3].strip() if match and match[3] and match[3].strip() else None
+
+
+def decimal_comma(answer: str) -> str | None:
+    """``answer`` with a decimal point when it is one number written with a decimal comma, the
+    way most of Europe writes decimals (``1000,99``, ``0,111``, ``-3,5``, ``2{,}74``, an optional
+    currency sign), else None. Only a comma that cannot separate thousands counts: ``1,234`` (a
+    first group of one to three digits without a leading zero, then exactly three) is one
+    thousand two hundred thirty-four; ``3,4`` is read as 3.4 only against a number (the grader's
+    choice: see :func:`rlenv.envs.math.grading.answers_match`)."""
+    match = _DECIMAL_COMMA.match(unwrap_text(answer).strip())
+    if match is None:
+        return None
+    sign, whole, fraction = match.groups()
+    if len(fraction) == 3 and len(whole) <= 3 and not whole.startswith("0"):
+        return None
+    return f"{sign}{whole}.{fraction}"
 
 
 def compare_forms(gold: str, pred: str) -> bool | None:

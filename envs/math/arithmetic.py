@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from collections.abc import Sequence
 from typing import Any
 
 from rlenv.env import TextEnv
@@ -105,6 +106,7 @@ def _divisor(rng: random.Random, config: ArithmeticConfig, dividend: int) -> int
     high = min(10**config.max_digits - 1, abs(dividend))
     if not dividend or high < low:
         return None
+    candidates: Sequence[int]
     if high - low < _DIVISOR_SCAN:
         candidates = range(low, high + 1)
     else:

@@ -7,7 +7,7 @@ a few final answers. :func:`grade_batch` gives every completion the status and d
 * **Answers are found here**, in the calling process, with
   :func:`rlenv.envs.math.extraction.extract_answers` (linear-time text processing of a completion
   already capped at ``max_completion_chars``), and the hedging policy is applied to them
-  (:func:`plan`; it mirrors :func:`rlenv.envs.math.grading.grade`, and ``tests/envs/math/test_math_batch.py``
+  (:func:`plan`; it mirrors :func:`rlenv.envs.math.grading.grade`, and ``tests/envs/math/test_batch.py``
   checks that the two agree on random groups).
 * **Checks run in the workers** (:mod:`rlenv.envs.math.checks`), each under the pool's deadline: one
   *gold check* per distinct reference (its parse, cached in each worker by reference and
@@ -40,7 +40,7 @@ from typing import Any
 
 from rlenv.envs.math.config import GradingConfig
 from rlenv.envs.math.extraction import clean_answer, extract_answers
-from rlenv.worker_pool import Outcome, WorkerPool
+from rlenv.scoring.worker_pool import Outcome, WorkerPool
 
 
 @dataclasses.dataclass(frozen=True)
@@ -76,7 +76,7 @@ def plan(config: GradingConfig, completion: str) -> Plan:
     if not found.answers:
         return Plan(details, "unparsable", f"no final answer in any of the formats {list(config.formats)}")
     distinct = list(dict.fromkeys(clean_answer(a) for a in found.answers))
-    final = distinct.pop(distinct.index(clean_answer(found.final)))
+    final = distinct.pop(distinct.index(clean_answer(found.answers[-1])))
     if not final:
         return Plan(details, "unparsable", "the final answer is empty")
     if len(final) > config.max_answer_chars:

@@ -24,13 +24,16 @@ can see hedging):
   $12\\pi$.``), as an assignment (``Hence $x = 5$.``), or,
   after a ``</think>`` (the rest is the answer section) or when it concludes (``Therefore``,
   ``So``, ``Thus``, ...), as its only number (``There are 45 handshakes.``, ``Therefore, the
-  probability is 2/3.``). An imperative with an expression (the problem echoed: ``Simplify
+  probability is 2/3.``, ``So she has twenty-four cookies.``). The full stop of an abbreviation
+  (``i.e.``, ``e.g.``, ``vs.``) ends no sentence. An imperative with an expression (the problem echoed: ``Simplify
   $\\sqrt{242}$.``) states nothing;
 * ``"bare"``: the whole completion when it is nothing but a value (one short line starting with a
-  digit or LaTeX, at most one word: ``7,425,000``, ``$\\frac{10}{9}$``, ``28 percent``);
+  digit or LaTeX, at most one word: ``7,425,000``, ``$\\frac{10}{9}$``, ``28 percent``), or a short
+  label and a colon before one (``Special matrix: $\\begin{pmatrix}1 & 2\\end{pmatrix}$``);
 * the opt-in last-number fallback (:data:`LAST_NUMBER`), used only when no listed format matched.
 
 A sentence found by an anchor is read as an answer in one order (:func:`statement_answer`): a
+sentence that starts with a multiple-choice letter is the letter with its option (``(B) $12$``); a
 sentence made only of math spans is those spans (``\\(x = 4\\) and \\(x = -1\\)`` is
 ``x = 4, x = -1``); else its bold span; else what follows its last ``is``/``are``/``equals``
 (Minerva's ``The volume of $ABCDEFGH$ is 120``), or, with nothing there, what precedes it
@@ -55,6 +58,7 @@ import re
 from collections.abc import Sequence
 
 from rlenv.boxed import NUMBER, boxed_spans, unwrap_boxed
+from rlenv.envs.math.number_words import with_digits
 
 #: All anchored formats, in the default priority order.
 ANSWER_FORMATS: tuple[str, ...] = ("boxed", "gsm8k", "answer_tag", "final_heading", "answer_is", "closing_sentence",
@@ -75,7 +79,9 @@ _ANSWER_IS = re.compile(
 )
 _FINAL_HEADING = re.compile(r"^[ \t]*(?:(?:#{1,6}[ \t]*\**|\*\*)?[ \t]*final[ \t]+answers?[ \t]*:?"
                             r"|(?:#{1,6}[ \t]*\**|\*\*)[ \t]*answers?)[ \t]*\**[ \t]*:?[ \t]*$", re.I | re.M)
-_SENTENCE_END = re.compile(r"(?<!\\)[.?!](?=\s|$)|\bI hope\b|\n[ \t]*\n")
+#: A sentence's end: not the full stop of an abbreviation (``i.e. 50%``, ``e.g.``, ``vs.``, ``approx.``).
+_SENTENCE_END = re.compile(r"(?<!\\)(?<!\bi\.e)(?<!\be\.g)(?<!\bvs)(?<!\bcf)(?<!\bapprox)(?<!\bresp)[.?!](?=\s|$)"
+                           r"|\bI hope\b|\n[ \t]*\n")
 _MATH_SPAN = re.compile(r"(?<!\\)\$\$(.+?)(?<!\\)\$\$|(?<!\\)\$(.+?)(?<!\\)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.S)
 _PARAGRAPH_END = re.compile(r"\n[ \t]*\n|\n[ \t]*#")
 _OPENS_DISPLAY = re.compile(r"[\s:*]*(\$\$|\\\[)[^$\]]*$")  # a line ending inside ``$$ ...`` or ``\[ ...``
@@ -83,6 +89,13 @@ _OPENS_DISPLAY = re.compile(r"[\s:*]*(\$\$|\\\[)[^$\]]*$")  # a line ending insi
 _END_OF_TURN = re.compile(r"<\|im_end\|>|<\|im_start\|>|<\|endoftext\|>|<\|eot_id\|>|<\|end\|>|</s>|"
                           r"<\|start_header_id\|>|<｜end▁of▁sentence｜>")
 _BLANK = re.compile(r"\s*")
+#: A negated alternative after a value (``$5$ cm, not $6$ cm``): not what the sentence states.
+_NEGATION = re.compile(r",?\s+(?:not|rather than|instead of|but not)\s", re.I)
+#: A sentence that takes back what came before (``Wait, actually it's 13.``).
+_RETRACTION = re.compile(r"(?:Wait|Actually|Oops|Hmm+|Correction|Sorry)\b|(?:No|Oh),?\s+wait\b|No,", re.I)
+#: A parenthetical remark of words after a value (``12 (approximately)``, ``4 (option B)``).
+_REMARK = re.compile(r"\s*\((?=[^()]*[A-Za-z]{2})[A-Za-z][A-Za-z .,'-]*\)\s*$")
+_CHOICE_FIRST = re.compile(r"\*{0,2}\(\s*[A-E]\s*\)(?=\s|\*|$)")  # a multiple-choice letter first
 _BOLD = re.compile(r"\*\*(.+?)\*\*", re.S)
 _SPAN_CONNECTORS = re.compile(r"(?:\s|,|;|\band\b|\bor\b|\\quad|\\qquad)*")
 _BOX_SEPARATORS = re.compile(r"(?:\s|[,;$&]|\band\b|\\(?:quad|qquad|[,;: ])|\\text\s*\{\s*(?:and|,)?\s*\})*")
@@ -104,6 +117,15 @@ _CONCLUDES = re.compile(rf"\W*{_CONCLUDING}")
 #: Longest completion that can be a bare answer (``7,425,000``, ``$\frac{10}{9}$``, ``28 %``).
 _MAX_BARE_CHARS = 80
 _BARE_START = re.compile(r"[-+−$\\(\[{.\d]")
+#: A label before a bare answer: at most five words and a colon (``Special matrix:``, ``Result:``).
+_BARE_LABEL = re.compile(r"^[A-Za-z][A-Za-z'-]*(?: [A-Za-z][A-Za-z'-]*){0,4}\s*:\s*")
+#: First words of a label that echoes the problem (``Compute: $2+3$`` states no answer).
+_PROBLEM_WORDS = frozenset((
+    "compute", "calculate", "find", "simplify", "evaluate", "solve", "determine", "express", "write", "factor", "expand",
+    "rationalize", "convert", "round", "give", "enter", "list", "use", "consider", "what", "which", "how", "let", "given",
+    "suppose", "show", "prove", "if", "problem", "question"))
+#: Longest value after a label (a matrix is longer than a bare number).
+_MAX_LABELED_CHARS = 240
 _VALUE_AFTER_ANCHOR = re.compile(r"[\s:*]*(?:[-+$\\(\[\d]|\.\d)")  # "the answer is 45", not "... is independent of $n$"
 _WORD = re.compile(r"(?<!\\)\b[A-Za-z]{2,}\b")
 _DELIMITERS = (("$$", "$$"), ("$", "$"), ("\\(", "\\)"), ("\\[", "\\]"))
@@ -164,7 +186,7 @@ def clean_answer(answer: str) -> str:
 
 def _tidy(answer: str) -> str:
     """Strip whitespace, markdown bold and a final period/comma from a plain-text answer."""
-    answer = answer.strip().strip("*").strip()
+    answer = _REMARK.sub("", answer.strip().rstrip(".,;")).strip().strip("*").strip()
     return answer.rstrip(".,;").strip()
 
 
@@ -195,6 +217,11 @@ def _first_sentence(text: str) -> str:
 def statement_answer(sentence: str) -> str:
     """The answer a sentence found by an anchor states (see the module docstring for the order)."""
     sentence = sentence.strip().lstrip(":").strip()
+    if _CHOICE_FIRST.match(sentence):  # "(B) $12$": the letter with its option (see answer_forms.choice_value)
+        return _tidy(sentence)
+    negation = _NEGATION.search(_outside_spans(sentence, _math_spans(sentence)))
+    if negation is not None and _VALUE.search(sentence[:negation.start()]):
+        sentence = sentence[:negation.start()]  # "$5$ cm, not $6$ cm": the value before the negation
     spans = _math_spans(sentence)
     outside = _outside_spans(sentence, spans)
     if spans and _SPAN_CONNECTORS.fullmatch(outside.replace("*", "")):
@@ -261,7 +288,8 @@ def _paragraph_after(text: str, position: int, stop: int | None = None) -> str:
             return text[position:close + len(opened.group(1))]
     if line.strip(" \t*:") or line_end == -1:
         return line
-    start = _BLANK.match(text, line_end, stop).end()
+    blank = _BLANK.match(text, line_end, stop)
+    start = blank.end() if blank else line_end
     end = _PARAGRAPH_END.search(text, start, stop)
     return text[start:stop if end is None else end.start()]
 
@@ -344,16 +372,54 @@ def _closing_sentence_answers(text: str, after_thinking: bool = False) -> Found:
     answer = closing_answer(stripped[start:])
     if not answer and (after_thinking or _CONCLUDES.match(stripped[start:])):
         answer = single_value(stripped[start:])
+        if not answer:  # "So in total she has twenty-four cookies."
+            digits = with_digits(stripped[start:])
+            answer = single_value(digits) if digits else ""
+        if not answer:  # "So 4 - 1 = 3 left.": the result of its one plain equation
+            answer = _equation_result(stripped[start:])
     return [(start, len(stripped), answer)] if answer else []
+
+
+def _equation_result(sentence: str) -> str:
+    """The one plain value after the last ``=`` of a sentence written without math spans
+    (``So 4 - 1 = 3 left.``), or ""."""
+    if _math_spans(sentence) or sentence.count("=") == 0:
+        return ""
+    return single_value(sentence[sentence.rindex("=") + 1:])
+
+
+def _retractions(text: str, position: int) -> list[str]:
+    """The values that sentences after the one at ``position`` (the final answer's) state while
+    taking back what came before (``The answer is 12. Wait, actually it's 13.``): they count as
+    answers too."""
+    rest = text[position:]
+    outside = _outside_spans(rest, _math_spans(rest))
+    starts = sorted({match.end() for match in _SENTENCE_END.finditer(outside)} |
+                    {match.end() for match in re.finditer("\n", outside)})  # a line ends a sentence here too
+    values = []
+    for begin, end in zip(starts, starts[1:] + [len(rest)]):
+        sentence = rest[begin:end].strip()
+        if _RETRACTION.match(sentence):
+            value = closing_answer(sentence) or single_value(sentence)
+            if value:
+                values.append(value)
+    return values
 
 
 def _bare_answers(text: str) -> Found:
     """The whole text when it is nothing but a value: one short line that starts with the value (a
     digit or LaTeX: never ``Compute $x$``, the problem echoed) and has at most one word (a unit,
-    ``percent``)."""
+    ``percent``); or one line of a label (:data:`_BARE_LABEL`, not the problem's own words:
+    ``Compute: $2+3$``) and such a value."""
     stripped = text.strip()
-    if (len(stripped) > _MAX_BARE_CHARS or "\n" in stripped or not _BARE_START.match(stripped)
-            or not _VALUE.search(stripped) or boxed_spans(stripped)):
+    label = _BARE_LABEL.match(stripped)
+    if label is not None and label[0].split()[0].rstrip(":").lower() in _PROBLEM_WORDS:
+        return []
+    if label is not None and "\n" not in stripped and len(stripped) - label.end() <= _MAX_LABELED_CHARS:
+        stripped = stripped[label.end():]
+    elif len(stripped) > _MAX_BARE_CHARS:
+        return []
+    if "\n" in stripped or not _BARE_START.match(stripped) or not _VALUE.search(stripped) or boxed_spans(stripped):
         return []
     if len(_WORD.findall(_outside_spans(stripped, _math_spans(stripped)))) > 1:
         return []
@@ -438,16 +504,18 @@ def extract_answers(
     for n, fmt in enumerate(formats):
         found = [(start, end, answer) for start, end, answer in _format_answers(text, fmt, after_thinking) if answer]
         if found:
-            final_end = found[-1][1]
+            final_end = found[-1][1]  # restatements by other anchors count after it; retractions after its sentence
             restated = []
             for other in formats[n + 1:]:
                 if other in ("closing_sentence", "bare"):
                     continue
                 answers = [(start, end, answer) for start, end, answer in _format_answers(text, other)
                            if _restates_a_value(answer) and (other in _COMMITTING or start >= final_end)
-                           and (other != "answer_is" or _VALUE_AFTER_ANCHOR.match(text, _ANSWER_IS.match(text, start).end()))]
+                           and (other != "answer_is" or ((anchor := _ANSWER_IS.match(text, start)) is not None
+                                                        and _VALUE_AFTER_ANCHOR.match(text, anchor.end())))]
                 restated.extend(answers[-1:])
-            return Extraction(fmt, tuple(answer for _, _, answer in restated + found))
+            committed = [answer for _, _, answer in restated + found] + _retractions(text, found[-1][0])
+            return Extraction(fmt, tuple(committed))
     if last_number:
         numbers = NUMBER.findall(text)
         if numbers:

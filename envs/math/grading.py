@@ -17,7 +17,7 @@ Policy (see also the README section "Math environments"):
   as LaTeX inside ``\\boxed{}`` by math-verify, with ``\\mathrm{e}``-style single letters
   unwrapped first.
 * **Comparison**: ``math_verify.verify(gold, prediction)``, gold first, math-verify's own
-  timeouts off (the deadline is enforced by :mod:`rlenv.worker_pool`). math-verify's leniencies
+  timeouts off (the deadline is enforced by :mod:`rlenv.scoring.worker_pool`). math-verify's leniencies
   stay: ``x = 3`` vs ``3``, ``10\\%`` vs ``10`` vs ``0.1``, ``\\frac{2}{4}`` vs ``\\frac12``,
   ``1+1`` vs ``2``, units text, set order.
 * **Notations math-verify misreads** (:mod:`rlenv.envs.math.answer_forms`): degrees (``90°``),
@@ -50,7 +50,7 @@ from sympy.core.relational import Relational
 from sympy.logic.boolalg import Boolean
 
 from rlenv.boxed import braces_balanced
-from rlenv.envs.math.answer_forms import choice_letter, choice_value, compare_forms
+from rlenv.envs.math.answer_forms import choice_letter, choice_value, compare_forms, decimal_comma
 from rlenv.envs.math.config import GradingConfig
 from rlenv.envs.math.extraction import clean_answer, extract_answers
 from rlenv.envs.math.normalization import normalize_answer
@@ -60,7 +60,7 @@ _PLAIN_NUMBER = re.compile(
     r"""^(?P<sign>[-+])?\s*(?:\\?\$|USD\s*|€|£)?\s*(?P<sign2>-)?\s*
     (?P<number>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)
     \s*(?P<percent>\\?%|percent\b)?
-    (?:\s+(?:[A-Za-z][A-Za-z'-]+|[mgshLKNJWV]))*\s*$""",  # unit words; one letter only for SI units, not x or i
+    (?:\s+(?:[A-Za-z][A-Za-z'-]+|[mgshLKNJWV])(?:/[A-Za-z]+)?)*\s*$""",  # unit words (km/h); one letter only for SI units, not x or i
     re.X,
 )
 _TEXT_NOISE = re.compile(r"\s+|\\left(?![a-zA-Z])|\\right(?![a-zA-Z])|\\[,;:! ]|\\displaystyle|\$")
@@ -114,7 +114,8 @@ def answers_match(gold: ParsedAnswer, pred: ParsedAnswer, config: GradingConfig)
     (:mod:`~rlenv.envs.math.quantities`), else by math-verify, gold first (a relation in one
     variable against a set by the set it describes; a decimal never equals an exact value it
     cannot write, see :func:`inexact_for`); as text when unparsed. A choice letter followed by
-    its option's value is that value against a gold that is not a letter."""
+    its option's value is that value against a gold that is not a letter; a number with a
+    decimal comma is read with a decimal point against a number."""
     by_form = compare_forms(gold.text, pred.text)
     if by_form is not None:
         return by_form
@@ -124,6 +125,9 @@ def answers_match(gold: ParsedAnswer, pred: ParsedAnswer, config: GradingConfig)
     value = choice_value(pred.text) if choice_letter(gold.text) is None else None
     if value is not None:
         return answers_match(gold, parse_answer(value), config)
+    with_point = _decimal_point_reading(gold, pred)
+    if with_point is not None:
+        return answers_match(*with_point, config)
     if gold.symbolic and pred.symbolic:
         gold_value, pred_value = gold.values[0], pred.values[0]
         if inexact_for(gold_value, pred_value):
@@ -134,6 +138,23 @@ def answers_match(gold: ParsedAnswer, pred: ParsedAnswer, config: GradingConfig)
         return verify(list(gold.values), list(pred.values), float_rounding=config.float_rounding,
                       numeric_precision=config.numeric_precision, strict=config.strict, timeout_seconds=None)
     return comparable_text(gold.text) == comparable_text(pred.text)
+
+
+def _is_number(answer: ParsedAnswer) -> bool:
+    return answer.symbolic and isinstance(answer.values[0], Basic) and bool(answer.values[0].is_number)
+
+
+def _decimal_point_reading(gold: ParsedAnswer, pred: ParsedAnswer) -> tuple[ParsedAnswer, ParsedAnswer] | None:
+    """``(gold, pred)`` with the one written with a decimal comma (``1000,99``: see
+    :func:`~rlenv.envs.math.answer_forms.decimal_comma`) read with a decimal point, when the other
+    is a number; else None. Against anything else (``3,4`` against the set ``\\{3, 4\\}``) the
+    comma stays a list separator."""
+    gold_point, pred_point = decimal_comma(gold.text), decimal_comma(pred.text)
+    if pred_point is not None and gold_point is None and _is_number(gold):
+        return gold, parse_answer(pred_point)
+    if gold_point is not None and pred_point is None and _is_number(pred):
+        return parse_answer(gold_point), pred
+    return None
 
 
 def inexact_for(gold: Any, pred: Any) -> bool:
@@ -205,7 +226,7 @@ def grade(config: GradingConfig, reference: str, completion: str) -> tuple[str, 
         details["reason"] = f"no final answer in any of the formats {list(config.formats)}"
         return "unparsable", details
     distinct = list(dict.fromkeys(clean_answer(a) for a in found.answers))
-    final = distinct.pop(distinct.index(clean_answer(found.final)))
+    final = distinct.pop(distinct.index(clean_answer(found.answers[-1])))
     if not final:
         details["reason"] = "the final answer is empty"
         return "unparsable", details

@@ -89,7 +89,7 @@ def install() -> bool:
     converter_class = getattr(latex2sympy2, "_Latex2Sympy", None)
     create_parser = getattr(converter_class, "create_parser", None)
     parse_number = getattr(converter_class, "parse_number", None)
-    if create_parser is None or parse_number is None:
+    if converter_class is None or create_parser is None or parse_number is None:
         logger.warning("latex2sympy2_extended has no _Latex2Sympy.create_parser / parse_number: LaTeX "
                        "answers are converted by its own code only (same results, slower)")
         return False

@@ -39,7 +39,7 @@ _LEAD_IN_PLAIN = re.compile(rf"^[A-Za-z][A-Za-z ,']*\s{COPULAS}\s*:?\s+(?=[^A-Za
 _WRAPPED_NUMBER = re.compile(rf"\\{_WRAPPER_NAMES}\s*\{{([^{{}}]*\d[^{{}}]*)\}}")
 _LABEL = re.compile(r"^\s*\\det\s*(?:\([^()]*\)|\\mathbf\s*\{\s*[A-Za-z]\s*\}|[A-Za-z])\s*=\s*")
 _APPROX = re.compile(r"\s*(?:\\approx|\\simeq|≈).*$", re.S)
-_MIXED_PLAIN = re.compile(r"^\s*(-?)(\d+)\s+(\d+)\s*/\s*(\d+)\s*$")
+_MIXED_PLAIN = re.compile(r"^\s*(-?)(\d+)\s+(\d+)\s*/\s*(\d+)\s*(?:[A-Za-z][A-Za-z'-]*\s*)*$")  # unit words after it
 _MIXED_LATEX = re.compile(r"(?<![\d.}^_{])(\d+)\s*\\[dt]?frac\s*(?:\{\s*(\d+)\s*\}|(\d))\s*(?:\{\s*(\d+)\s*\}|(\d))")
 _SCIENTIFIC = re.compile(r"(?<![\w.\\])(\d+(?:\.\d+)?)[eE]([-+]?\d+)(?![\w.])")
 _EMPTY_BRACES = re.compile(r"^\\\{\s*(?:\\[,;:! ]\s*|~\s*)*\\\}$")

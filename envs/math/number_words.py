@@ -12,6 +12,8 @@ Forms, on the whole answer (lower case, hyphens and commas as spaces, a final pe
 * ``N out of M`` (digits or words): ``N/M``.
 
 Anything else is not a number in words (None), so text answers (``\\text{even}``) stay text.
+:func:`with_digits` writes the whole numbers of a sentence in digits (``she has twenty-four
+cookies`` -> ``she has 24 cookies``), for the extraction of a concluding sentence's one value.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from fractions import Fraction
 _SPECIAL_DENOMINATORS = {"half": 2, "halves": 2, "quarter": 4, "quarters": 4}
 _ORDINAL = re.compile(r"^(\d+)(?:st|nd|rd|th)s?$")
 _WORDS = re.compile(r"^[a-z][a-z ]*$")
+#: What whole-number digits cannot write: a fraction or decimal in words, an ordinal.
+_NOT_WHOLE = re.compile(r"\b(?:halfs?|halves|quarters?|point|\d+(?:st|nd|rd|th)s?)\b", re.I)
 
 
 def _integer(words: str) -> int | None:
@@ -74,3 +78,15 @@ def words_value(text: str) -> Fraction | None:
         base, rest = _integer(whole), _fraction(part)
         return None if base is None or rest is None else base + rest
     return _fraction(words)
+
+
+def with_digits(sentence: str) -> str | None:
+    """``sentence`` with its numbers in words written in digits (text2num's ``alpha2digit``), or
+    None when it has none, or one digits cannot write alone (``two and a half``, ``two point
+    five``, ``the third``)."""
+    from text_to_num import alpha2digit
+
+    digits = alpha2digit(sentence, "en", threshold=0)
+    if digits == sentence or _NOT_WHOLE.search(digits):
+        return None
+    return digits

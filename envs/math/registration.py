@@ -4,6 +4,7 @@ Only strings are named here (the env modules are imported when an env is built).
 """
 
 from rlenv.registry import register
+from rlenv.wrappers.detector_registry import TOOL_DETECTORS
 
 #: The hack detectors audits run on this family's envs, innermost first.
 MATH_DETECTORS = ("answer_hedging", "prompt_echo", "format_gaming", "repetition", "non_answer")
@@ -44,6 +45,17 @@ def register_math_envs() -> None:
         dataset="aime_2025",
         detectors=MATH_DETECTORS,
     )
+    for env_id, base, what in (("rlenv/MathPython-v0", "rlenv/Arithmetic-v0", "seeded arithmetic"),
+                               ("rlenv/GSM8K-Python-v0", "rlenv/GSM8K-v0", "GSM8K"),
+                               ("rlenv/MATH-Python-v0", "rlenv/MATH-v0", "MATH-500"),
+                               ("rlenv/AIME-2025-Python-v0", "rlenv/AIME-2025-v0", "AIME 2025")):
+        register(
+            env_id,
+            "rlenv.envs.math.python_tool:make_math_python_env",
+            description=f"{what} with a sandboxed Python tool (multi-turn); the final answer graded by math-verify",
+            base=base,
+            detectors=MATH_DETECTORS + TOOL_DETECTORS,
+        )
     register(
         "rlenv/Arithmetic-v0",
         "rlenv.envs.math.arithmetic:make_arithmetic_env",

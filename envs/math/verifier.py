@@ -10,8 +10,8 @@ from typing import Any
 from rlenv.envs.math.batch import grade_batch
 from rlenv.envs.math.config import GradingConfig
 from rlenv.envs.math.extraction import ANSWER_FORMATS, clean_answer, extract_answers
+from rlenv.scoring.worker_pool import Outcome, WorkerPool, shared_worker_pool
 from rlenv.types import RewardResult, Status, Task
-from rlenv.worker_pool import Outcome, WorkerPool, shared_pool
 
 _HANDLER = "rlenv.envs.math.checks:check"
 _INITIALIZER = "rlenv.envs.math.checks:init_worker"
@@ -30,7 +30,7 @@ class MathVerifier:
     """Checks the final answer of a completion against ``task.reference`` with math-verify.
 
     Every check runs in a worker process under a hard wall-clock deadline (see
-    :mod:`rlenv.worker_pool`); the workers are shared by all verifiers of a process and start on
+    :mod:`rlenv.scoring.worker_pool`); the workers are shared by all verifiers of a process and start on
     first use. A batch is graded by its distinct answers (see :mod:`rlenv.envs.math.batch`): answers
     are found in the calling process, each task's gold is parsed once per worker and each
     distinct (task, final answer) pair is checked once, with the results one-by-one grading
@@ -103,7 +103,7 @@ class MathVerifier:
     @property
     def pool(self) -> WorkerPool:
         """The process-wide worker pool this verifier uses."""
-        return shared_pool(_HANDLER, self.num_workers, _INITIALIZER, (self.max_memory_mb or 0) * 2**20)
+        return shared_worker_pool(_HANDLER, self.num_workers, _INITIALIZER, (self.max_memory_mb or 0) * 2**20)
 
     def __call__(self, task: Task, completion: str) -> RewardResult:
         return self.score_batch([task], [completion])[0]
@@ -147,7 +147,7 @@ class MathVerifier:
         "not equivalent".
         """
         found = extract_answers(a, self.config.formats, self.config.last_number)
-        answer = clean_answer(found.final) if found.answers else ""
+        answer = clean_answer(found.answers[-1]) if found.answers else ""
         if not answer or len(answer) > self.config.max_answer_chars:
             return False
         return self.score_batch([dataclasses.replace(task, reference=answer)], [b])[0].correct

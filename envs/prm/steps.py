@@ -64,7 +64,7 @@ class StepSplitter:
         return [span for start, end in self._pieces(text) if (span := self._span(text, start, end)) is not None]
 
     def _pieces(self, text: str) -> list[tuple[int, int]]:
-        if self.mode in ("separator", "lines"):
+        if self._regex is None:  # the separator and lines modes
             pieces, start = [], 0
             while (found := text.find(self.separator, start)) != -1:
                 pieces.append((start, found))

@@ -225,8 +225,9 @@ class PRMVerifier(ModelVerifier):
         filled: dict[int, int] = {}
         for i, (n, _) in enumerate(owners):
             k = filled.get(n, 0)
-            values = per_sequence[i]
-            out[n][k:k + len(values)] = values
+            values, row_scores = per_sequence[i], out[n]
+            assert isinstance(row_scores, list)  # a completion that failed to encode has no sequence
+            row_scores[k:k + len(values)] = values
             filled[n] = k + len(values)
         return out
 
@@ -255,7 +256,7 @@ class PRMVerifier(ModelVerifier):
 
     def _result(self, spans: list[Any], scores: list[float] | Exception | None, holding: list[int]) -> RewardResult:
         identity = {"verifier": self.name, "verifier_version": self.version}
-        if not spans:
+        if not spans or scores is None:  # scores are None exactly when there is no step to score
             return RewardResult(0.0, Status.UNPARSABLE, {"prm": 0.0}, (), details={"num_steps": 0}, **identity)
         if isinstance(scores, Exception):
             return RewardResult.error(scores, self.name, self.version)

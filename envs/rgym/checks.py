@@ -1,4 +1,4 @@
-"""reasoning-gym's ``score_answer``, run in worker processes (see :mod:`rlenv.worker_pool`) with two corrections.
+"""reasoning-gym's ``score_answer``, run in worker processes (see :mod:`rlenv.scoring.worker_pool`) with two corrections.
 
 Each worker builds a dataset once per ``(name, config)`` (its scorer may read the config) and
 calls its ``score_answer(answer, entry)``. Two scorers pay wrong answers in reasoning-gym

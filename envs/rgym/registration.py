@@ -9,12 +9,16 @@ registers nothing.
 from __future__ import annotations
 
 import importlib.util
+from typing import Any
 
 from rlenv.envs.rgym.env import dataset_classes, env_id
 from rlenv.registry import is_registered, register
 
 #: The factory every reasoning-gym id points at (with ``name=`` the dataset).
 ENTRY_POINT = "rlenv.envs.rgym.env:make_reasoning_gym_env"
+#: ``reasoning_gym/composite-v0``'s default mix (reasoning-gym's composite config has none and
+#: refuses an empty one); ``datasets=[...]`` replaces it.
+COMPOSITE_DEFAULT = [{"name": "chain_sum", "weight": 1, "config": {}}, {"name": "gcd", "weight": 1, "config": {}}]
 
 
 def describe(dataset_class: type) -> str:
@@ -30,4 +34,5 @@ def register_reasoning_gym_envs() -> None:
         return
     for name, (dataset_class, _) in sorted(dataset_classes().items()):
         if not is_registered(env_id(name)):
-            register(env_id(name), ENTRY_POINT, description=describe(dataset_class), name=name)
+            defaults: dict[str, Any] = {"datasets": COMPOSITE_DEFAULT} if name == "composite" else {}
+            register(env_id(name), ENTRY_POINT, description=describe(dataset_class), name=name, **defaults)

@@ -3,7 +3,7 @@
 The answer is found as the math envs find theirs (:func:`rlenv.envs.math.extraction.extract_answers`;
 reasoning-gym's ``<answer>…</answer>`` first, then ``\\boxed{}``, ``#### …`` and "the answer is
 …"). Each distinct answer is scored by the dataset's ``score_answer`` in a worker process under a
-wall-clock deadline and a memory cap (:mod:`rlenv.worker_pool`, :mod:`rlenv.envs.rgym.checks`): several
+wall-clock deadline and a memory cap (:mod:`rlenv.scoring.worker_pool`, :mod:`rlenv.envs.rgym.checks`): several
 reasoning-gym scorers hand the answer to sympy's ``parse_expr``/``sympify``, which evaluate it as
 Python. So answers that look like Python code (a double underscore, ``lambda``, or a call of
 ``eval``, ``exec``, ``open``, ``getattr``, ...) are refused before any scorer sees them. This
@@ -24,8 +24,8 @@ from typing import Any
 
 from rlenv.envs.math.extraction import check_formats, extract_answers
 from rlenv.errors import check_choice
+from rlenv.scoring.worker_pool import Outcome, WorkerPool, shared_worker_pool
 from rlenv.types import RewardResult, Status, Task
-from rlenv.worker_pool import Outcome, WorkerPool, shared_pool
 
 #: Answer formats in priority order: reasoning-gym's own ``<answer>`` tags first.
 FORMATS = ("answer_tag", "boxed", "gsm8k", "answer_is")
@@ -94,7 +94,7 @@ class ReasoningGymVerifier:
     @property
     def pool(self) -> WorkerPool:
         """The process-wide worker pool the scorers run in."""
-        return shared_pool(_HANDLER, self.num_workers, _INITIALIZER, (self.max_memory_mb or 0) * 2**20)
+        return shared_worker_pool(_HANDLER, self.num_workers, _INITIALIZER, (self.max_memory_mb or 0) * 2**20)
 
     def answers(self, completion: str) -> tuple[str | None, list[str], dict[str, Any]]:
         """``(final answer, the distinct answers to score, details)`` of ``completion``."""

@@ -26,7 +26,7 @@ class SafetyRMEnv(TextEnv):
         model: Local directory or hub name of the checkpoint.
         data_files: Rows with a prompt column (and a boolean ``harmful`` column for
             ``refusal_aware``); default: the synthetic prompts of :mod:`rlenv.envs.safety.synthetic`.
-        fields: Column mapping, as :class:`rlenv.DatasetSource`.
+        fields: Column mapping, as :class:`rlenv.sources.DatasetSource`.
         scorer: ``"reward_model"`` (:class:`RewardModelVerifier`) or ``"guard"``
             (:class:`GuardClassifierVerifier`).
         scorer_kwargs: Options of the scorer (``device``, ``dtype``, ``batch_size``, ``threshold``, ...).

@@ -23,7 +23,7 @@ HELP = "paired comparison of two rlenv eval result files (difference, CI, p-valu
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("a", type=Path, help="results.jsonl of evaluation A (or its output directory)")
     parser.add_argument("b", type=Path, help="results.jsonl of evaluation B (or its output directory)")
-    parser.add_argument("--metric", default="pass@1", help="pass@K, pass^K, maj@K or mean (default pass@1)")
+    parser.add_argument("--metric", default="pass@1", help="pass@K, pass^K, maj@K or mean")
     parser.add_argument("--confidence", type=float, default=0.95, help="confidence level of the interval")
     parser.add_argument("--resamples", type=int, default=9999, help="bootstrap / permutation resamples")
     parser.add_argument("--seed", type=int, default=0, help="seed of the resampling")

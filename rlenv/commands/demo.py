@@ -7,8 +7,9 @@
 4. measures held-out pass@1 (sampled completions at temperature 1, bootstrap CI over problems);
 5. trains with GRPO (:class:`rlenv.trainers.Trainer`), measuring held-out pass@1 every few steps;
 6. compares the final pass@1 with step 0 on the same problems (paired CI and p-value);
-7. writes ``demo.png`` (training reward and held-out pass@1 per step), ``demo.json`` and the
-   evaluation directories (``eval-step-NNNN/``, see ``rlenv eval``).
+7. writes ``demo.png`` (training reward and held-out pass@1 per step), ``demo.json``, the
+   evaluation directories (``eval-step-NNNN/``, see ``rlenv eval``; ``rlenv report DIR`` reads
+   them all) and the trained model in ``final/``.
 
 ``--quick`` is the shortened run used by the tests.
 """
@@ -150,15 +151,15 @@ def run_demo(preset: DemoConfig, out: Path, seed: int = 0, progress: bool = True
 
     import rlenv
     from rlenv.evaluation import EvalOptions, compare_results, evaluate_policy, read_results
+    from rlenv.inference import Sampling
     from rlenv.inference.hf import policy_generate
-    from rlenv.inference.policy import SamplingConfig
     from rlenv.trainers import Trainer
     from rlenv.trainers.finetune import gold_examples, sft
     from rlenv.trainers.tiny import tiny_causal_lm, tiny_tokenizer
 
     start = time.perf_counter()
     out.mkdir(parents=True, exist_ok=True)
-    for stale in [*out.glob("eval-step-*"), out / "train"]:  # a rerun starts from scratch
+    for stale in [*out.glob("eval-step-*"), out / "train", out / "final"]:  # a rerun starts from scratch
         shutil.rmtree(stale, ignore_errors=True)
     torch.manual_seed(seed)
     train_env, heldout_env = split_heldout(rlenv.make(ENV_ID, level=preset.level, seed=seed), preset.heldout,
@@ -169,7 +170,7 @@ def run_demo(preset: DemoConfig, out: Path, seed: int = 0, progress: bool = True
     sft(model, tokenizer, gold_examples(train_env, range(preset.sft_examples)), steps=preset.sft_steps,
         batch_size=preset.sft_batch_size, lr=preset.sft_lr, seed=seed, progress=progress)
 
-    sampling = SamplingConfig(max_new_tokens=preset.max_new_tokens, temperature=1.0)
+    sampling = Sampling(max_new_tokens=preset.max_new_tokens, temperature=1.0)
     tasks = list(range(preset.heldout))
     options = EvalOptions(ks=[1], families=("pass@k", "mean"), plot=False, progress=False, seed=seed)
     curve: list[dict[str, Any]] = []
@@ -206,6 +207,8 @@ def run_demo(preset: DemoConfig, out: Path, seed: int = 0, progress: bool = True
               "comparison": comparison, "curve": curve,
               "history": [{"step": h["step"], "reward/mean": h["reward/mean"]} for h in history],
               "preset": dataclasses.asdict(preset), "seed": seed, "seconds": time.perf_counter() - start}
+    model.save_pretrained(out / "final")  # for rlenv eval --model runs/demo/final
+    tokenizer.save_pretrained(out / "final")
     (out / "demo.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     _plot(out / "demo.png", result["history"], curve)
     return result
@@ -229,5 +232,5 @@ def run(args: argparse.Namespace) -> int:
         f"  after GRPO:  {after['value']:.3f} [{after['low']:.3f}, {after['high']:.3f}]\n"
         f"  gain:        {diff['value']:+.3f} [{diff['low']:+.3f}, {diff['high']:+.3f}]  "
         f"p = {result['comparison']['p_value']:.3g} (paired over problems)\n"
-        f"wrote {args.out / 'demo.png'} and {args.out / 'demo.json'}\n")
+        f"wrote {args.out / 'demo.png'}, {args.out / 'demo.json'} and the model in {args.out / 'final'}\n")
     return 0

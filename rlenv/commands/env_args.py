@@ -26,7 +26,7 @@ def add_scoring_arguments(parser: argparse.ArgumentParser) -> None:
     from rlenv.scoring import EXECUTORS
 
     parser.add_argument("--executor", default="thread", choices=EXECUTORS,
-                        help="where verification runs: local threads (default), processes, serially, or "
+                        help="where verification runs: local threads, processes, serially, or "
                              "spread over a Ray cluster (ray; needs the ray extra)")
     parser.add_argument("--workers", type=int, default=None,
                         help="scoring pool size (with --executor ray: the most scoring actors)")
@@ -40,9 +40,9 @@ def scoring_executor(args: argparse.Namespace) -> str:
     if args.ray_address is not None and args.executor != "ray":
         raise ValueError(f"--ray-address needs --executor ray (got --executor {args.executor})")
     if args.executor == "ray":
-        from rlenv.ray_executor import connect
+        from rlenv.scoring.ray_backend import connect
 
-        connect(args.ray_address)
+        connect(args.ray_address, modules=args.imports)
     return args.executor
 
 

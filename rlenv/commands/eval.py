@@ -5,8 +5,10 @@
 task are several samples). ``--model`` samples ``-n`` completions per task and scores them:
 from a local checkpoint with ``transformers`` (``--backend hf``, the default) or an in-process
 vLLM engine (``--backend vllm``), or from a model served by any OpenAI-compatible server
-(``--base-url http://host:port/v1 --model NAME``: concurrent requests, retries with backoff,
-timeouts). A request that keeps failing is recorded as status ``error``; nothing scored is lost.
+(``--base-url http://host:port/v1 --model NAME``: the chat endpoint unless ``--chat off``, the
+``-n`` samples of a task in one request seeded from ``--seed``, concurrent requests, retries with
+backoff, timeouts). A request that keeps failing is recorded as status ``error``; nothing scored
+is lost; a request the server rejects (an HTTP 4xx other than 408/409/429) stops the run.
 
 Writes ``DIR/results.jsonl`` (one row per sample), ``DIR/summary.json``, ``DIR/summary.md``,
 ``DIR/pass_at_k.png`` and ``DIR/report.html`` (``rlenv report``: every sample with its verdict).
@@ -16,6 +18,7 @@ Rerunning with the same ``--out`` skips samples already scored.
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 from pathlib import Path
 from typing import Any
@@ -26,8 +29,11 @@ from rlenv.commands.env_args import (
     make_env_from_args,
     scoring_executor,
 )
+from rlenv.errors import Interrupted
 from rlenv.evaluation.results import ERROR_RULES
-from rlenv.inference import BACKENDS
+from rlenv.inference import BACKENDS, local_model, openai_endpoint
+
+logger = logging.getLogger(__name__)
 
 NAME = "eval"
 HELP = "evaluate a model or a samples file: pass@k/pass^k/maj@k with bootstrap confidence intervals"
@@ -50,7 +56,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     source.add_argument("--samples", type=Path, help="JSONL of completions to score")
     source.add_argument("--model", help="checkpoint directory to sample from (--backend hf/vllm), or the served "
                                         "model's name (--base-url)")
-    parser.add_argument("--out", type=Path, required=True, help="output directory (reused to resume)")
+    parser.add_argument("--out", "--output", dest="out", type=Path, required=True,
+                        help="output directory (reused to resume)")
     parser.add_argument("-n", "--num-samples", type=int, default=1, help="samples per task (--model)")
     parser.add_argument("-k", type=parse_ks, default=None, metavar="K1,K2,...",
                         help="ks to report (default: powers of two up to the samples per task)")
@@ -70,8 +77,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--temperature", type=float, default=1.0, help="sampling temperature, 0 = greedy (--model)")
     parser.add_argument("--top-p", type=float, default=1.0, help="nucleus sampling mass (--model)")
     parser.add_argument("--chat", choices=["auto", "on", "off"], default="auto",
-                        help="wrap text prompts as a user message through the tokenizer's chat template: "
-                             "'auto' does so when the tokenizer has one (--model)")
+                        help="wrap text prompts as a user message through the model's chat template: 'auto' does "
+                             "so when the tokenizer has one (--backend hf/vllm) and always with --base-url (the "
+                             "chat endpoint; 'off' for a base model's completions endpoint)")
     parser.add_argument("--device", default="cpu", help="torch device for --backend hf/vllm, e.g. cuda")
     parser.add_argument("--errors", choices=ERROR_RULES, default="exclude",
                         help="samples with status error (the verifier or generation failed): left out of the "
@@ -145,43 +153,76 @@ def _generate_options(args: argparse.Namespace, backend: str) -> dict[str, Any]:
     return {"device": args.device, "batch_size": args.batch_size}
 
 
-def _lazy_generate(args: argparse.Namespace, backend: str) -> Any:
+def _lazy_generate(args: argparse.Namespace, backend: str, model: str) -> Any:
     """A generate function that builds its backend on the first call (a finished run never loads a model)."""
-    from rlenv.inference import Sampling, make_generate
+    from rlenv.inference import Sampling, make_completer
 
-    sampling = Sampling(max_tokens=args.max_new_tokens, temperature=args.temperature, top_p=args.top_p,
+    sampling = Sampling(max_new_tokens=args.max_new_tokens, temperature=args.temperature, top_p=args.top_p,
                         seed=args.seed)
     options = _generate_options(args, backend)
     loaded: list[Any] = []
 
     def generate(observations: list[Any]) -> list[Any]:
         if not loaded:
-            loaded.append(make_generate(backend, args.model, sampling, chat=args.chat, **options))
+            loaded.append(make_completer(backend, model, sampling, chat=args.chat, **options))
         return loaded[0](observations)
 
     return generate
 
 
 def run(args: argparse.Namespace) -> int:
-    from rlenv.evaluation import evaluate_policy, evaluate_samples
     from rlenv.evaluation.report import markdown_summary
-    from rlenv.jsonl import read_jsonl
 
-    env = make_env_from_args(args)
-    options = _options(args)
-    if args.samples is not None:
-        config = {**_env_config(args), "samples": str(args.samples.resolve())}
-        summary = evaluate_samples(env, read_jsonl(args.samples), args.out, options, config)
-    else:
-        backend = _backend(args)
-        model = args.model if backend == "openai" else str(Path(args.model).resolve())
-        config = {**_env_config(args), "model": model, "backend": backend, "base_url": args.base_url,
-                  "max_new_tokens": args.max_new_tokens, "temperature": args.temperature, "top_p": args.top_p,
-                  "chat": args.chat, "seed": args.seed}
-        indices = _task_indices(env, args)
-        summary = evaluate_policy(env, _lazy_generate(args, backend), indices, args.num_samples, args.out, options,
-                                  config)
+    try:
+        summary = _evaluate(args)
+    except KeyboardInterrupt:
+        raise Interrupted(_saved(args.out)) from None
     sys.stdout.write(markdown_summary(summary, summary["title"]))
     sys.stdout.write(f"\nwrote {args.out / 'results.jsonl'}, summary.json, summary.md"
                      f"{'' if args.no_plot else ', pass_at_k.png'}{'' if args.no_report else ', report.html'}\n")
     return 0
+
+
+def _saved(out: Path) -> str:
+    """What an interrupted run left in ``out`` and how to go on."""
+    from rlenv.evaluation.report import counted
+    from rlenv.evaluation.runner import GENERATED_FILE, RESULTS_FILE
+
+    def count(name: str) -> int:
+        path = out / name
+        return sum(1 for line in path.read_text(encoding="utf-8").splitlines() if line.strip()) if path.exists() else 0
+
+    kept = count(GENERATED_FILE)
+    kept_text = f", {kept} generated and kept for scoring in {out / GENERATED_FILE}" if kept else ""
+    return (f"{counted(count(RESULTS_FILE), 'sample')} scored in {out / RESULTS_FILE}{kept_text}; "
+            "rerun the same command to resume (the same samples, then the rest)")
+
+
+def _evaluate(args: argparse.Namespace) -> dict[str, Any]:
+    from rlenv.evaluation import evaluate_policy, evaluate_samples
+    from rlenv.jsonl import read_jsonl
+
+    if args.model is not None and args.k and max(args.k) > args.num_samples:
+        raise ValueError(f"-k {max(args.k)} is larger than -n {args.num_samples}: pass@k needs at least k samples per "
+                         "task (raise -n or lower -k)")
+    env = make_env_from_args(args)
+    options = _options(args)
+    if args.samples is not None:
+        rows = list(read_jsonl(args.samples))
+        if not rows:
+            raise ValueError(f"{args.samples} holds no samples: expected JSONL rows like "
+                             '{"task_id": ..., "completion": ...}')
+        config = {**_env_config(args), "samples": str(args.samples.resolve())}
+        return evaluate_samples(env, rows, args.out, options, config)
+    backend = _backend(args)
+    model = args.model if backend == "openai" else local_model(args.model)
+    config = {**_env_config(args), "model": model, "backend": backend, "base_url": args.base_url,
+              "max_new_tokens": args.max_new_tokens, "temperature": args.temperature, "top_p": args.top_p,
+              "chat": args.chat, "seed": args.seed}
+    if backend == "openai":
+        config["endpoint"] = openai_endpoint(args.chat)
+        logger.info("text prompts go to the %s endpoint of %s (--chat %s), %d samples per request, seed %d",
+                    config["endpoint"], args.base_url, args.chat, args.num_samples, args.seed)
+    indices = _task_indices(env, args)
+    return evaluate_policy(env, _lazy_generate(args, backend, model), indices, args.num_samples, args.out,
+                           options, config)

@@ -38,9 +38,10 @@ def run(args: argparse.Namespace) -> int:
     import datasets
 
     import rlenv
+    from rlenv.env import text_env
 
     env_kwargs = parse_env_args(args.env_arg)
-    size = rlenv.make(args.id, **env_kwargs).unwrapped.source.size
+    size = text_env(rlenv.make(args.id, **env_kwargs)).source.size
     num_tasks = size if args.num_tasks is None else args.num_tasks
     if num_tasks is None:
         raise ValueError(f"{args.id} generates tasks without end: pass --num-tasks")

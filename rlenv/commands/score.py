@@ -32,6 +32,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def summarize(task_ids: list[str], results: list[Any]) -> dict[str, Any]:
     """``count``, ``mean_reward``, ``status`` counts and, when tasks have several samples, pass@k."""
+    import numpy as np
+
     from rlenv.evaluation import pass_at_k
 
     summary: dict[str, Any] = {
@@ -47,7 +49,7 @@ def summarize(task_ids: list[str], results: list[Any]) -> dict[str, Any]:
         n = [len(v) for v in per_task.values()]
         c = [sum(v) for v in per_task.values()]
         ks = [k for k in (1, 2, 4, 8, 16, 32, 64, 128) if k <= n_min]
-        summary["pass@k"] = {str(k): float(pass_at_k(n, c, k).mean()) for k in ks}
+        summary["pass@k"] = {str(k): float(np.mean(pass_at_k(n, c, k))) for k in ks}
     return summary
 
 

@@ -30,13 +30,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--env-arg", action="append", nargs=2, default=[], metavar=("ID", "KEY=VALUE"),
                         help="constructor override of one served env, e.g. --env-arg rlenv/MATH-v0 "
                              "data_files=math.jsonl (repeatable)")
-    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    parser.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    parser.add_argument("--port", type=int, default=8000, help="port to listen on")
     parser.add_argument("--token-file", type=Path, default=None,
                         help="file holding the bearer token clients must send (default: $RLENV_SERVE_TOKEN; "
                              "neither: no authentication)")
-    parser.add_argument("--max-body-mb", type=float, default=16.0, help="largest request body, MiB (default 16)")
-    parser.add_argument("--max-items", type=int, default=10_000, help="most items in one request (default 10000)")
+    parser.add_argument("--max-body-mb", type=float, default=16.0, help="largest request body, MiB")
+    parser.add_argument("--max-items", type=int, default=10_000, help="most items in one request")
     parser.add_argument("--access-log", action="store_true", help="log every request")
     add_scoring_arguments(parser)
 

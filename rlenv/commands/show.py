@@ -14,10 +14,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     import rlenv
+    from rlenv.env import text_env
 
     spec = rlenv.spec(args.id)
     env = spec.make()
     prompt, info = env.reset(seed=args.seed)
-    print(json.dumps({"spec": json.loads(spec.to_json()), "size": env.unwrapped.source.size,
+    print(json.dumps({"spec": json.loads(spec.to_json()), "size": text_env(env).source.size,
                       "example": {"prompt": prompt, "task_id": info["task_id"]}}, indent=2, default=str))
     return 0

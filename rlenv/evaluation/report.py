@@ -14,6 +14,11 @@ def _row(name: str, est: Mapping[str, Any]) -> str:
     return f"| {name} | {est['value']:.4f} | [{est['low']:.4f}, {est['high']:.4f}] |"
 
 
+def counted(count: int | str, noun: str) -> str:
+    """``"1 sample"``, ``"3 samples"``, ``"1-4 samples"``: ``count`` and ``noun``, plural unless the count is 1."""
+    return f"{count} {noun}" if str(count) == "1" else f"{count} {noun}s"
+
+
 def markdown_summary(summary: Mapping[str, Any], title: str = "Evaluation") -> str:
     """A Markdown report of a :func:`~rlenv.evaluation.results.summarize` result."""
     level = int(round(100 * summary["bootstrap"]["confidence"]))
@@ -23,7 +28,8 @@ def markdown_summary(summary: Mapping[str, Any], title: str = "Evaluation") -> s
     lines = [
         f"# {title}",
         "",
-        f"{summary['num_tasks']} tasks, {samples} samples per task ({summary['num_samples']} samples; {status}).",
+        f"{counted(summary['num_tasks'], 'task')}, {counted(samples, 'sample')} per task "
+        f"({counted(summary['num_samples'], 'sample')}; {status}).",
         f"Intervals: {level}% bootstrap over tasks ({summary['bootstrap']['n_resamples']} resamples).",
         *_error_lines(summary.get("errors")),
         "",
@@ -47,7 +53,8 @@ def _error_lines(errors: Mapping[str, Any] | None) -> list[str]:
     if not errors or not errors["count"]:
         return []
     rule = ("left out of every metric" if errors["rule"] == "exclude" else "counted as wrong answers")
-    lines = ["", f"**Errors: {errors['count']} samples ({errors['fraction']:.1%}) have status `error` (the verifier "
+    verb = "has" if errors["count"] == 1 else "have"
+    lines = ["", f"**Errors: {counted(errors['count'], 'sample')} ({errors['fraction']:.1%}) {verb} status `error` (the verifier "
                  f"or generation failed), {rule}**"
              + (f"; {errors['tasks_without_valid_samples']} tasks have no other sample" if
                 errors["tasks_without_valid_samples"] else "") + ". `rlenv eval --retry-errors` scores them again. "

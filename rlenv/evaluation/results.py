@@ -140,7 +140,8 @@ def per_task_values(tasks: Sequence[TaskSamples], metric: str) -> np.ndarray:
         if missing:
             raise ValueError(f"maj@{k} needs answer clusters, missing for tasks {missing[:5]}: score with an "
                              "environment whose verifier defines equivalent(task, a, b)")
-        return np.array([maj_at_k(t.clusters, [s == "correct" for s in t.statuses], k) for t in tasks])
+        return np.array([maj_at_k(clusters, [s == "correct" for s in t.statuses], k)
+                         for t in tasks if (clusters := t.clusters) is not None])
     n = np.array([t.n for t in tasks])
     c = np.array([t.num_correct for t in tasks])
     estimator = pass_at_k if family == "pass@" else pass_pow_k

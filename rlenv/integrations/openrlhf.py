@@ -28,9 +28,10 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-import rlenv
+from rlenv.env import text_env
 from rlenv.errors import check_choice
 from rlenv.integrations import reference_text
+from rlenv.registry import make, spec
 from rlenv.scoring import score_tasks
 from rlenv.types import Status, Task
 
@@ -62,7 +63,7 @@ class RewardFunc:
     Args:
         env_id: A registered env id.
         label: ``"task_id"`` (labels name the env's tasks) or ``"reference"`` (labels are references).
-        executor, max_workers: How verification runs concurrently (see :func:`rlenv.score_tasks`).
+        executor, max_workers: How verification runs concurrently (see :func:`rlenv.scoring.score_tasks`).
         **env_kwargs: Passed to :func:`rlenv.make`.
 
     Returns (per call): ``{"rewards": tensor, "scores": tensor, "extra_logs": {"status/<s>": tensor}}``;
@@ -88,7 +89,7 @@ class RewardFunc:
         """The env, built on first use (OpenRLHF may call from several threads at once)."""
         with self._lock:
             if self._env is None:
-                self._env = rlenv.make(self.env_id, **self.env_kwargs)
+                self._env = make(self.env_id, **self.env_kwargs)
             return self._env
 
     def _task(self, label: Any, prompt: str, kind: str) -> Task:
@@ -146,7 +147,7 @@ def to_openrlhf_rows(env_id: str, indices: Iterable[int], label: str = "task_id"
     ``--apply_chat_template``); ``label`` is the task id or the reference (see :class:`RewardFunc`).
     """
     _check_label(label)
-    base = rlenv.make(env_id, **env_kwargs).unwrapped
+    base = text_env(make(env_id, **env_kwargs))
     rows = []
     for index in indices:
         task = base.source[int(index)]
@@ -161,7 +162,7 @@ def write_reward_file(path: str | Path, env_id: str, label: str = "task_id", **e
     ``env_kwargs`` must be JSON-serializable (they are written into the file).
     """
     _check_label(label)
-    rlenv.spec(env_id)  # fails now, naming the id, rather than inside OpenRLHF
+    spec(env_id)  # fails now, naming the id, rather than inside OpenRLHF
     kwargs = json.dumps(env_kwargs, sort_keys=True)
     path = Path(path)
     path.write_text(

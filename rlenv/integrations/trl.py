@@ -176,7 +176,7 @@ def reward_funcs(
         env_id: When set, rows whose ``env_id`` column names another environment get ``None``.
         name: The reward's name in TRL's logs (default ``rlenv/<verifier name>``); give each of
             several environments sharing a verifier its own name.
-        executor, max_workers: How verification runs concurrently (see :func:`rlenv.score_tasks`).
+        executor, max_workers: How verification runs concurrently (see :func:`rlenv.scoring.score_tasks`).
         on_error: ``"none"`` (default) gives an episode whose verifier failed (status ``error``)
             ``None`` from every function (the reward and each component): TRL then treats it as
             unscorable, leaves it out of its group's mean and std and gives it advantage 0 (tested

@@ -25,6 +25,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import rlenv
+from rlenv.env import text_env
 from rlenv.integrations import reference_text
 from rlenv.scoring import score_tasks
 from rlenv.types import RewardResult, Status, Task
@@ -132,8 +133,7 @@ def compute_score_value(
     **kwargs: Any,
 ) -> float:
     """:func:`compute_score`'s reward alone, for verl managers that expect a float (``prime``)."""
-    result = compute_score(data_source, solution_str, ground_truth, extra_info)
-    return float(result["score"] if isinstance(result, Mapping) else result)
+    return float(_compute_batch([data_source], [solution_str], [ground_truth], [extra_info])[0]["score"])
 
 
 def _compute_batch(
@@ -179,8 +179,7 @@ def to_verl_rows(
     JSON of the keyword arguments below, so :func:`compute_score` rebuilds the same env). Write them with
     ``datasets.Dataset.from_list(rows).to_parquet(path)``; verl's ``RLHFDataset`` reads that file.
     """
-    env = rlenv.make(env_id, **env_kwargs)
-    base = env.unwrapped
+    base = text_env(rlenv.make(env_id, **env_kwargs))
     rows = []
     for index in indices:
         task = base.source[int(index)]

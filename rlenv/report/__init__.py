@@ -7,8 +7,8 @@ one next to their summary) renders:
 * a per-task table, sortable and filterable by status, hack detector and task field;
 * every sample: prompt, completion (code highlighted, math in monospace, hack evidence marked),
   verdict, status, reward components and the verifier's details;
-* for two or more evaluations, the paired comparison of ``rlenv compare`` and the samples whose
-  verdict flipped; for training runs, the curves of ``metrics.jsonl`` and the logged samples.
+* for two or more evaluations, the paired comparison of ``rlenv compare`` and the per-task
+  differences; for training runs, the curves of ``metrics.jsonl`` and the logged samples.
 
 Modules: :mod:`~rlenv.report.runs` reads runs, :mod:`~rlenv.report.evidence` locates hack
 evidence, :mod:`~rlenv.report.payload` computes the page's data, :mod:`~rlenv.report.page`

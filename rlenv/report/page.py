@@ -66,10 +66,10 @@ def write_report(runs: Sequence[str | Path], out: str | Path, title: str | None 
     with ``confidence``, ``n_resamples`` and ``seed``). Returns ``out``.
     """
     from rlenv.report.payload import build_payload
-    from rlenv.report.runs import load_run
+    from rlenv.report.runs import expand_runs, load_run
 
     start = time.perf_counter()
-    loaded = [load_run(path) for path in tqdm(runs, desc="reading runs", unit="run", disable=None if progress else True)]
+    loaded = [load_run(path) for path in tqdm(expand_runs(runs), desc="reading runs", unit="run", disable=None if progress else True)]
     title = title or "rlenv report: " + " vs ".join(run.name for run in loaded)
     page = render_html(build_payload(loaded, title, confidence, n_resamples, seed))
     out = Path(out)

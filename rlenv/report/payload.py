@@ -2,7 +2,7 @@
 
 :func:`build_payload` returns one JSON-serializable dict that the page's script renders:
 
-* ``runs``: per run its label (``A``, ``B``...), kind, path, summary (metrics with confidence
+* ``runs``: per run its label (``A``, ``B``...), kind, path, env, model (or samples file), summary (metrics with confidence
   intervals, as ``summary.json``), audit summary, config and training curves;
 * ``tasks``: every task id of the runs' samples with its metadata; ``fields``: the metadata
   fields whose values are scalars (the filters); ``prompts``: the distinct prompts, which
@@ -10,11 +10,13 @@
 * ``task_stats``: per run, one row per task: samples, correct, mean reward, status and
   detector counts;
 * ``samples``: one compact row per sample (columns in ``sample_columns``), with the character
-  spans of the hack evidence (:func:`~rlenv.report.evidence.evidence_spans`);
+  spans of the hack evidence (:func:`~rlenv.report.evidence.evidence_spans`) and the task's
+  reference answer;
 * ``comparisons``: when the first run is an evaluation or audit, each later one against it: the
   paired comparison of ``rlenv compare`` for each metric both summaries report (pass@1 and mean
-  without summaries; :func:`rlenv.evaluation.compare_results`) and the samples whose verdict
-  flipped.
+  without summaries; :func:`rlenv.evaluation.compare_results`); the page compares the runs per
+  task (pass rate over each task's samples), never sample ``i`` with sample ``i``: the samples
+  of two runs are independent draws.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ logger = logging.getLogger(__name__)
 
 #: Column order of the rows of ``payload["samples"]``.
 SAMPLE_COLUMNS = ("run", "task", "sample", "step", "status", "reward", "truncated", "prompt", "completion",
-                  "components", "details", "hacks", "spans")
+                  "components", "details", "hacks", "spans", "reference")
 #: Metrics compared between two runs that have no ``summary.json``.
 DEFAULT_COMPARE_METRICS = ("pass@1", "mean")
 _SCALARS = (str, int, float, bool)
@@ -53,7 +55,8 @@ def training_curves(metrics: Sequence[dict[str, Any]]) -> dict[str, Any]:
 
     Returns ``{"steps": [...], "panels": {...}, "series": {...}}``: ``series`` has every numeric
     metric by name (None where a step lacks it); ``panels`` the four curves of the page:
-    ``reward`` (``reward/mean``), ``pass@1`` (share of episodes with status ``correct``),
+    ``reward`` (``reward/mean``), ``training-batch accuracy`` (share of the step's training
+    episodes with status ``correct``: not an evaluation's pass@1),
     ``length`` (``length/mean``) and ``hack rate`` (per detector: flagged episodes / episodes).
     """
     rows = sorted(metrics, key=lambda r: float(r["step"]))
@@ -68,7 +71,7 @@ def training_curves(metrics: Sequence[dict[str, Any]]) -> dict[str, Any]:
     detectors = sorted({name.split("/", 1)[1] for name in names if name.startswith("hacks/") and name.count("/") == 1})
     panels = {
         "reward": {"reward/mean": series.get("reward/mean", [None] * len(rows))},
-        "pass@1": {"pass@1": share("status/correct")},
+        "training-batch accuracy": {"correct": share("status/correct")},
         "length": {"length/mean": series.get("length/mean", [None] * len(rows))},
         "hack rate": {detector: share(f"hacks/{detector}") for detector in detectors},
     }
@@ -107,13 +110,6 @@ def _compare(a: Run, b: Run, confidence: float, n_resamples: int, seed: int) -> 
     return compared
 
 
-def _flipped(index_a: dict[tuple[str, int], tuple[int, bool]],
-             index_b: dict[tuple[str, int], tuple[int, bool]]) -> list[list[int]]:
-    """``[row in A, row in B]`` of the samples, by ``(task_id, sample)``, correct in one run only."""
-    return [[row_a, index_b[key][0]] for key, (row_a, ok_a) in index_a.items()
-            if key in index_b and index_b[key][1] != ok_a]
-
-
 def build_payload(runs: Sequence[Run], title: str = "rlenv report", confidence: float = 0.95,
                   n_resamples: int = 9999, seed: int = 0) -> dict[str, Any]:
     """The page's data for ``runs`` (see the module docstring).
@@ -130,7 +126,6 @@ def build_payload(runs: Sequence[Run], title: str = "rlenv report", confidence: 
     fields: dict[str, None] = {}
     samples: list[list[Any]] = []
     task_stats: list[list[list[Any]] | None] = []
-    keys: list[dict[tuple[str, int], tuple[int, bool]]] = []
 
     def prompt_index(prompt: Any) -> int:
         if prompt is None:
@@ -143,7 +138,6 @@ def build_payload(runs: Sequence[Run], title: str = "rlenv report", confidence: 
 
     for r, run in enumerate(runs):
         placed: list[tuple[int, dict[str, Any]]] = []
-        index: dict[tuple[str, int], tuple[int, bool]] = {}
         for sample in run.samples:
             task_id = sample["task_id"]
             if task_id not in tasks:
@@ -154,28 +148,25 @@ def build_payload(runs: Sequence[Run], title: str = "rlenv report", confidence: 
             task = tasks[task_id]
             completion = sample["completion"] if isinstance(sample["completion"], str) else ""
             hacks = sample["hacks"]
-            if sample["sample"] is not None and run.kind != "train":
-                index[(task_id, int(sample["sample"]))] = (len(samples), sample["status"] == "correct")
             placed.append((task, sample))
             samples.append([r, task, sample["sample"], sample["step"], str(sample["status"]),
                             None if sample["reward"] is None else _finite(sample["reward"]), sample["truncated"],
                             prompt_index(sample["prompt"]), completion, sample["components"] or None,
                             sample["details"] or None, hacks or None,
-                            evidence_spans(completion, hacks) if hacks else None])
+                            evidence_spans(completion, hacks) if hacks else None,
+                            None if sample["reference"] is None else str(sample["reference"])])
         task_stats.append(_task_stats(placed) if run.kind != "train" else None)
-        keys.append(index)
 
     comparisons = []
     for b in range(1, len(runs)):
         if runs[0].kind == "train" or runs[b].kind == "train":
             continue
-        comparisons.append({"a": 0, "b": b,
-                            "metrics": _compare(runs[0], runs[b], confidence, n_resamples, seed),
-                            "flipped": _flipped(keys[0], keys[b])})
+        comparisons.append({"a": 0, "b": b, "metrics": _compare(runs[0], runs[b], confidence, n_resamples, seed)})
     return {
         "format": 1,
         "title": title,
-        "runs": [{"label": _label(i), "name": run.name, "kind": run.kind, "path": str(run.path),
+        "runs": [{"label": _label(i), "name": run.name, "kind": run.kind, "path": str(run.path), "env": run.env,
+                  "model": run.model,
                   "summary": run.summary, "audit": run.audit, "config": run.config, "num_samples": len(run.samples),
                   "curves": training_curves(run.metrics) if run.kind == "train" else None}
                  for i, run in enumerate(runs)],

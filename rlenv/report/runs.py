@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,14 +28,15 @@ from rlenv.jsonl import read_jsonl
 RESULTS_FILE = "results.jsonl"
 SUMMARY_FILE = "summary.json"
 CONFIG_FILE = "config.json"
+MANIFEST_FILE = "manifest.json"
 METRICS_FILE = "metrics.jsonl"
 TRAIN_SAMPLES_FILE = "samples.jsonl"
 #: Suffix of an audit's summary file: ``A.jsonl`` -> ``A.summary.json``.
 AUDIT_SUMMARY_SUFFIX = ".summary.json"
 RUN_KINDS = ("eval", "audit", "train")
 #: The keys of every sample of a :class:`Run`.
-SAMPLE_KEYS = ("task_id", "sample", "step", "prompt", "completion", "reward", "status", "components", "details",
-               "hacks", "truncated", "metadata")
+SAMPLE_KEYS = ("task_id", "sample", "step", "prompt", "reference", "completion", "reward", "status", "components",
+               "details", "hacks", "truncated", "metadata")
 
 
 @dataclasses.dataclass
@@ -51,6 +53,7 @@ class Run:
         audit: The audit summary (``A.summary.json``) when present.
         config: ``config.json`` of an evaluation when present.
         metrics: The per-step rows of ``metrics.jsonl`` (training runs).
+        manifest: ``manifest.json`` of the run when present (:mod:`rlenv.manifest`).
     """
 
     path: Path
@@ -61,6 +64,22 @@ class Run:
     audit: dict[str, Any] | None = None
     config: dict[str, Any] | None = None
     metrics: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    manifest: dict[str, Any] | None = None
+
+    @property
+    def env(self) -> str | None:
+        """The env id the run scored on (its manifest's, else its ``config.json``'s)."""
+        return ((self.manifest or {}).get("env") or {}).get("id") or (self.config or {}).get("env")
+
+    @property
+    def model(self) -> str | None:
+        """What produced the completions: the model, or the samples file that was scored."""
+        for settings in ((self.manifest or {}).get("settings") or {}, self.config or {}):
+            if settings.get("model"):
+                return str(settings["model"])
+            if settings.get("samples"):
+                return f"samples {settings['samples']}"
+        return None
 
     @property
     def name(self) -> str:
@@ -93,14 +112,15 @@ def _eval_run(path: Path, results: Path) -> Run:
     rows = _read_rows(results, "result file", REQUIRED_KEYS)
     folder = results.parent
     return Run(path, "eval", [_sample(r) for r in rows], rows, summary=_read_json(folder / SUMMARY_FILE),
-               config=_read_json(folder / CONFIG_FILE))
+               config=_read_json(folder / CONFIG_FILE), manifest=_read_json(folder / MANIFEST_FILE))
 
 
 def _train_run(path: Path) -> Run:
     metrics = _read_rows(path / METRICS_FILE, "training metrics file", ("step",))
     logged = path / TRAIN_SAMPLES_FILE
     rows = _read_rows(logged, "training samples file", ("step", "task_id", "status")) if logged.exists() else []
-    return Run(path, "train", [_sample(r) for r in rows], rows, metrics=metrics)
+    return Run(path, "train", [_sample(r) for r in rows], rows, metrics=metrics,
+               manifest=_read_json(path / MANIFEST_FILE))
 
 
 def _file_run(path: Path) -> Run:
@@ -135,3 +155,18 @@ def load_run(path: str | Path) -> Run:
         return _train_run(path)
     raise ValueError(f"{path} is not a run directory: expected {RESULTS_FILE} (rlenv eval) or {METRICS_FILE} "
                      "(training), or pass an audit or result JSONL file")
+
+
+def _is_run_dir(path: Path) -> bool:
+    return (path / RESULTS_FILE).exists() or (path / METRICS_FILE).exists()
+
+
+def expand_runs(paths: Sequence[str | Path]) -> list[Path]:
+    """``paths`` with each directory that is no run itself but holds run directories (``rlenv demo``'s
+    output: ``eval-step-NNNN/`` and ``train/``) replaced by those, in name order."""
+    expanded: list[Path] = []
+    for path in map(Path, paths):
+        inside = sorted(p for p in path.iterdir() if p.is_dir() and _is_run_dir(p)) \
+            if path.is_dir() and not _is_run_dir(path) else []
+        expanded += inside or [path]
+    return expanded

@@ -133,7 +133,7 @@ class RewardService:
     Args:
         env_ids: Registered env ids to serve.
         env_kwargs: ``{env_id: kwargs for rlenv.make}``.
-        executor, max_workers: How each request's batch is scored (see :func:`rlenv.score_tasks`).
+        executor, max_workers: How each request's batch is scored (see :func:`rlenv.scoring.score_tasks`).
     """
 
     def __init__(self, env_ids: Sequence[str], env_kwargs: Mapping[str, Mapping[str, Any]] | None = None,

@@ -55,7 +55,7 @@ class RemoteVerifier:
         retries: Extra tries after a connection failure or a 502/503/504 answer (scoring is idempotent).
 
     A request the service refuses (unknown env or task, bad input) raises
-    :class:`RemoteScoringError` with the service's message; :func:`rlenv.score_tasks` turns that into
+    :class:`RemoteScoringError` with the service's message; :func:`rlenv.scoring.score_tasks` turns that into
     ``error`` results of that batch. Thread-safe; pickles without its connection.
     """
 
@@ -153,8 +153,11 @@ class RemoteVerifier:
         chunks = [slice(start, start + self.batch_size) for start in range(0, len(tasks), self.batch_size)]
         if len(chunks) <= 1 or self.concurrency == 1:
             return [r for chunk in chunks for r in self._score_chunk(tasks[chunk], completions[chunk])]
+        def score(chunk: slice) -> list[RewardResult]:
+            return self._score_chunk(tasks[chunk], completions[chunk])
+
         with cf.ThreadPoolExecutor(min(self.concurrency, len(chunks)), thread_name_prefix="rlenv-remote") as pool:
-            parts = pool.map(lambda chunk: self._score_chunk(tasks[chunk], completions[chunk]), chunks)
+            parts = pool.map(score, chunks)
             return [r for part in parts for r in part]
 
     def __call__(self, task: Task, completion: str) -> RewardResult:

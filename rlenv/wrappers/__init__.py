@@ -17,6 +17,7 @@ from rlenv.wrappers.base import RewardWrapper
 from rlenv.wrappers.detection import Detection, DetectorWrapper
 from rlenv.wrappers.detector_registry import (
     GENERIC_DETECTORS,
+    TOOL_DETECTORS,
     default_detectors,
     detector,
     detector_names,
@@ -43,9 +44,18 @@ from rlenv.wrappers.repetition import (
     detect_repetition,
     ngram_repetition,
 )
+from rlenv.wrappers.tool_use import (
+    GraderProbe,
+    PrintedGuess,
+    ToolSpam,
+    detect_grader_probe,
+    detect_printed_guess,
+    detect_tool_spam,
+)
 
 __all__ = [
-    "GENERIC_DETECTORS", "AnswerHedging", "AuditReport", "CosineLengthReward", "Detection", "DetectorWrapper",
+    "GENERIC_DETECTORS", "TOOL_DETECTORS", "GraderProbe", "PrintedGuess", "ToolSpam", "detect_grader_probe",
+    "detect_printed_guess", "detect_tool_spam", "AnswerHedging", "AuditReport", "CosineLengthReward", "Detection", "DetectorWrapper",
     "FormatGaming", "NonAnswer", "OverlongPenalty", "PromptEcho", "RepetitionPenalty", "RewardWrapper", "TruncationFlag",
     "audit", "batch_metrics", "compression_ratio", "cosine_length_reward", "default_detectors", "detect_answer_hedging",
     "detect_format_gaming", "detect_non_answer", "detect_prompt_echo", "detect_repetition", "detector", "detector_names",

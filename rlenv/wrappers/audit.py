@@ -17,6 +17,7 @@ from typing import Any
 
 import gymnasium
 
+from rlenv.env import text_env
 from rlenv.scoring import resolve_samples, score_tasks
 from rlenv.wrappers.detection import with_hack_fields
 from rlenv.wrappers.detector_registry import Wrap, default_detectors, resolve_detectors
@@ -98,11 +99,11 @@ def audit(
         checked = wrap(checked)
     names = []
     layer = checked
-    while layer is not env:
-        if getattr(layer, "name", ""):
-            names.append(layer.name)
+    while layer is not env and isinstance(layer, gymnasium.Wrapper):
+        if name := getattr(layer, "name", ""):
+            names.append(name)
         layer = layer.env
-    base = env.unwrapped
+    base = text_env(env)
     tasks, completions = resolve_samples(env, samples)
     clipped = [base.clip_completion(c) for c in completions]
     texts = [text for text, _ in clipped]

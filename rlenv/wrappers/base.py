@@ -9,6 +9,7 @@ from typing import Any
 
 import gymnasium
 
+from rlenv.env import text_env
 from rlenv.types import RewardResult, Task
 
 
@@ -20,7 +21,9 @@ class RewardWrapper(gymnasium.Wrapper, gymnasium.utils.RecordConstructorArgs):
     envs call :meth:`episode_outcome` through the whole wrapper chain. The chain is walked with
     Gymnasium's ``get_wrapper_attr``, so any Gymnasium wrapper (``OrderEnforcing``, ``TimeLimit``,
     ``RecordEpisodeStatistics``...) may sit above, below or between reward wrappers. A transform
-    must keep ``info["reward"]`` (the verifier's own result) untouched.
+    must keep ``info["reward"]`` (the verifier's own result) untouched. On a multi-turn env
+    (:class:`~rlenv.multiturn.MultiTurnEnv`) the transform runs on the episode's last step only,
+    with the completion that was graded.
 
     Every subclass records its constructor arguments (Gymnasium's ``RecordConstructorArgs``), so
     ``env.spec`` lists the reward wrappers and ``gymnasium.make(env.spec)`` rebuilds the chain.
@@ -30,7 +33,7 @@ class RewardWrapper(gymnasium.Wrapper, gymnasium.utils.RecordConstructorArgs):
         super().__init_subclass__(**kwargs)
         init = cls.__dict__.get("__init__")
         if init is not None:
-            cls.__init__ = _recording_constructor_args(init)
+            cls.__init__ = _recording_constructor_args(init)  # type: ignore[method-assign]  # wraps each subclass's own
 
     def transform(
         self, task: Task, completion: str, reward: float, truncated: bool, info: dict[str, Any]
@@ -46,8 +49,13 @@ class RewardWrapper(gymnasium.Wrapper, gymnasium.utils.RecordConstructorArgs):
 
     def step(self, action: str):
         obs, reward, terminated, truncated, info = self.env.step(action)
-        completion, _ = self.unwrapped.clip_completion(action)
-        reward, info = self.transform(self.unwrapped.task, completion, reward, truncated, info)
+        base = text_env(self)
+        if base.task is None:
+            raise RuntimeError("step() called before reset(): call env.reset() to start an episode")
+        if not (terminated or truncated):  # a multi-turn episode goes on: wrappers shape its outcome only
+            return obs, reward, terminated, truncated, info
+        completion = base.episode_completion(action)
+        reward, info = self.transform(base.task, completion, float(reward), truncated, info)
         return obs, reward, terminated, truncated, info
 
 

@@ -30,7 +30,12 @@ _DETECTORS: dict[str, str | Wrap] = {
     "prompt_echo": "rlenv.wrappers.echo:PromptEcho",
     "repetition": "rlenv.wrappers.repetition:RepetitionPenalty",
     "non_answer": "rlenv.wrappers.nonanswer:NonAnswer",
+    "tool_spam": "rlenv.wrappers.tool_use:ToolSpam",
+    "printed_guess": "rlenv.wrappers.tool_use:PrintedGuess",
+    "grader_probe": "rlenv.wrappers.tool_use:GraderProbe",
 }
+#: The tool-use detectors (:mod:`rlenv.wrappers.tool_use`), for multi-turn tool envs.
+TOOL_DETECTORS = ("tool_spam", "printed_guess", "grader_probe")
 #: The default of an env registered without ``detectors``, innermost first.
 GENERIC_DETECTORS = ("format_gaming", "answer_hedging", "prompt_echo", "repetition")
 

@@ -22,6 +22,7 @@ multiple-choice question. Two findings:
 from __future__ import annotations
 
 import re
+from fractions import Fraction
 from typing import Any
 
 import gymnasium
@@ -77,7 +78,7 @@ def is_expression(text: str) -> bool:
 def prompt_numbers(prompt: str) -> set:
     """The numbers a prompt gives, in digits or as number words (``three``, ``dozen``)."""
     found = distinct_numbers(strip_latex(prompt))
-    found.update(_NUMBER_WORDS[w] for w in re.findall(r"[a-z]+", prompt.lower()) if w in _NUMBER_WORDS)
+    found.update(Fraction(_NUMBER_WORDS[w]) for w in re.findall(r"[a-z]+", prompt.lower()) if w in _NUMBER_WORDS)
     return found
 
 

@@ -82,6 +82,79 @@ def test_the_core_never_imports_the_service_the_families_the_trainers_or_the_san
     assert {m: i for m, i in found.items() if i} == {}
 
 
+def module_graph() -> dict[str, set[str]]:
+    """Every module of the product -> the product modules it imports, anywhere in it (lazy imports
+    included). ``from a import b`` is an edge to ``a.b`` when that is a module, else to ``a``;
+    a package's ``__init__`` is not an edge of every import below it."""
+    paths = {module_name(path): path for folder in ROOMS for path in sorted((ROOT / folder).rglob("*.py"))
+             if "build" not in path.relative_to(ROOT).parts}
+    graph: dict[str, set[str]] = {}
+    for name, path in paths.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        targets = set()
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Import):
+                targets.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                    base = ".".join([*anchor, base] if base else anchor)
+                targets.update(f"{base}.{a.name}" if f"{base}.{a.name}" in paths else base for a in node.names)
+        graph[name] = {t for t in targets if t in paths and t != name}
+    return graph
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    cycles = []
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    cycles.append(sorted(component))
+    return cycles
+
+
+def test_the_cycle_finder_finds_cycles():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": {"f"}, "f": {"e"}, "g": set()}
+    assert sorted(import_cycles(graph)) == [["a", "b", "c"], ["e", "f"]]
+    assert import_cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_module_of_the_product_is_part_of_an_import_cycle():
+    graph = module_graph()
+    assert len(graph) > 150 and "rlenv.scoring.local" in graph["rlenv.scoring.ray_backend"]
+    assert import_cycles(graph) == []
+
+
 def test_import_rlenv_loads_neither_torch_nor_the_service_layer():
     code = ("import sys, rlenv; print(sorted(m for m in ('torch', 'rlenv.service', 'rlenv.service.client', 'httpx') "
             "if m in sys.modules))")
@@ -109,10 +182,10 @@ def test_an_unknown_env_id_is_an_unknown_env_error_and_still_a_key_error():
 def test_every_deliberate_error_derives_from_the_one_base():
     from rlenv.checker import EnvCheckError
     from rlenv.hub import DatasetUnavailableError
-    from rlenv.ray_executor import NoScoringNodes
     from rlenv.sandbox import BuildError, ContainerError, SandboxBusy, SandboxError, SandboxUnavailable
+    from rlenv.scoring.ray_backend import NoScoringNodes
+    from rlenv.scoring.worker_pool import WorkerStartError
     from rlenv.service.client import RemoteScoringError
-    from rlenv.worker_pool import WorkerStartError
 
     builtin = {EnvCheckError: AssertionError, DatasetUnavailableError: ConnectionError, NoScoringNodes: RuntimeError,
                WorkerStartError: RuntimeError, RemoteScoringError: RuntimeError, SandboxError: RuntimeError}

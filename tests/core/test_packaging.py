@@ -64,3 +64,10 @@ def test_the_core_never_names_a_family_the_trainers_or_the_sandbox():
             if named.search(line):
                 offenders.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
     assert offenders == []
+
+
+@pytest.mark.parametrize("folder", ["envs", "trainers", "sandbox"])
+def test_the_checkout_links_each_folder_under_rlenv_for_static_tools(folder):
+    """mypy, IDEs and the API reference read ``rlenv/<folder>`` as ``rlenv.<folder>``: a link to the folder."""
+    link = ROOT / "rlenv" / folder
+    assert link.is_symlink() and link.resolve() == ROOT / folder

@@ -80,3 +80,11 @@ def test_manifest_names_the_hub_dataset_a_catalog_env_read(tmp_path, catalog_hub
     assert source["kind"] == "DatasetSource" and source["size"] == 1319 and source["fingerprint"]
     local = evaluate(tmp_path, "local")  # procedural tasks: no dataset
     assert "dataset" not in local["env"]["source"] and "fingerprint" not in local["env"]["source"]
+
+
+def test_a_long_list_that_differs_is_summarized_not_printed_whole():
+    a = {"settings": {"task_indices": list(range(300))}}
+    b = {"settings": {"task_indices": list(range(1, 301))}}
+    (line,) = manifest_differences(a, b)
+    assert line == "settings.task_indices: [0, 1, 2, ... 299] (300 items) -> [1, 2, 3, ... 300] (300 items)"
+    assert len(line) < 120

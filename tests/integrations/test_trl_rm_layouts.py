@@ -33,8 +33,7 @@ from rlenv import Task
 from rlenv.envs.prm import PRMEnv, PRMVerifier, StepSplitter
 from rlenv.envs.safety import RewardModelVerifier, SafetyRMEnv
 from rlenv.rm_inputs import pair_ids, stepwise_ids
-from rlenv.trainers.reward_models.outcome import RewardModelConfig, train_reward_model
-from rlenv.trainers.reward_models.process import PRMConfig, train_prm
+from rlenv.trainers.reward_models import PRMConfig, RewardModelConfig, train_prm, train_reward_model
 from rlenv.trainers.tiny import save_tiny, tiny_sequence_classifier, tiny_token_classifier, tiny_tokenizer
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")

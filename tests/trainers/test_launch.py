@@ -2,7 +2,6 @@
 
 import pytest
 import torch
-from trainer_helpers import tiny_policy
 
 import rlenv
 from rlenv.envs.prm.synthetic import arithmetic_stepwise_rows
@@ -10,6 +9,7 @@ from rlenv.envs.safety.synthetic import safety_preference_pairs
 from rlenv.trainers import ALGORITHMS, algorithm_names, train
 from rlenv.trainers.launch import family_of
 from rlenv.trainers.tiny import tiny_sequence_classifier, tiny_token_classifier, tiny_word_tokenizer
+from tests.trainers.trainer_helpers import tiny_policy
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
@@ -46,7 +46,7 @@ def test_env_algorithms_train_through_one_function(algorithm):
     history = train(algorithm, model, tok, env=env, config=config,
                     callback=lambda step, metrics: calls.append(step))
     assert len(history) == 2 and calls == [1, 2]
-    key = {"policy_gradient": "reward/mean", "self_training": "kept_fraction", "online_preference": "reward_mean"}
+    key = {"policy_gradient": "reward/mean", "self_training": "kept_fraction", "online_preference": "reward/mean"}
     assert all(key[family_of(algorithm)] in metrics for metrics in history), history[0].keys()
 
 

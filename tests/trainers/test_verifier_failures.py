@@ -3,13 +3,13 @@ again (``resample``); a broken environment stops training with an error that nam
 
 import pytest
 import torch
-from trainer_helpers import MAX_NEW_TOKENS, addition_env, tiny_policy, with_failures
 
 from rlenv import RewardResult, TextVectorEnv
 from rlenv.inference.policy import Generation, HFGenerator, SamplingConfig
 from rlenv.trainers import ALGORITHMS, Trainer, TrainerConfig
 from rlenv.trainers.policy_gradient.advantages import get as advantage
 from rlenv.trainers.rollout import FailureLog, FailurePolicy, collect
+from tests.trainers.trainer_helpers import MAX_NEW_TOKENS, addition_env, tiny_policy, with_failures
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 

@@ -15,7 +15,12 @@ import logging
 
 import pytest
 import torch
-from trainer_helpers import (
+
+from rlenv.inference.policy import HFGenerator, SamplingConfig, make_generator
+from rlenv.trainers import ALGORITHMS, Trainer, gold_examples, sft
+from rlenv.trainers.logprobs import completion_logprobs
+from rlenv.trainers.tiny import tiny_causal_lm, tiny_tokenizer
+from tests.trainers.trainer_helpers import (
     MAX_NEW_TOKENS,
     SFT_BATCH,
     SFT_LR,
@@ -24,11 +29,6 @@ from trainer_helpers import (
     make_task_env,
     training_split,
 )
-
-from rlenv.inference.policy import HFGenerator, SamplingConfig, make_generator
-from rlenv.trainers import ALGORITHMS, Trainer, gold_examples, sft
-from rlenv.trainers.logprobs import completion_logprobs
-from rlenv.trainers.tiny import tiny_causal_lm, tiny_tokenizer
 
 pytest.importorskip("vllm")
 

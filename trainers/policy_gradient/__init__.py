@@ -9,7 +9,8 @@ and the trust-region variants.
 """
 
 from rlenv.trainers.policy_gradient.algorithms import ALGORITHMS, Algorithm
-from rlenv.trainers.policy_gradient.trainer import Trainer, TrainerConfig
+from rlenv.trainers.policy_gradient.config import TrainerConfig
+from rlenv.trainers.policy_gradient.trainer import Trainer
 from rlenv.trainers.policy_gradient.trust_region_trainer import KLPenaltyTrainer, TRPOConfig, TRPOTrainer
 
 __all__ = ["ALGORITHMS", "Algorithm", "KLPenaltyTrainer", "TRPOConfig", "TRPOTrainer", "Trainer", "TrainerConfig"]

@@ -41,36 +41,18 @@ from collections.abc import Callable
 import torch
 
 from rlenv.errors import check_choice
+from rlenv.named_registry import Registry
 from rlenv.trainers.batch import outcome_token_rewards
 from rlenv.trainers.distributed import all_reduce
 
 AdvantageFn = Callable[..., tuple[torch.Tensor, torch.Tensor]]
-_REGISTRY: dict[str, AdvantageFn] = {}
+_ESTIMATORS: Registry[AdvantageFn] = Registry("advantage estimator")
 #: GRPO ``scale`` values.
 GRPO_SCALES = ("group", "batch", "none")
 
 
-def register(name: str) -> Callable[[AdvantageFn], AdvantageFn]:
-    """Decorator registering an estimator under ``name``; a different function under a taken name raises."""
-    def decorator(fn: AdvantageFn) -> AdvantageFn:
-        if name in _REGISTRY and _REGISTRY[name] is not fn:
-            raise ValueError(f"advantage estimator {name!r} is already registered ({_REGISTRY[name].__qualname__})")
-        _REGISTRY[name] = fn
-        return fn
-    return decorator
-
-
-def get(name: str) -> AdvantageFn:
-    """The estimator registered as ``name``."""
-    try:
-        return _REGISTRY[name]
-    except KeyError:
-        raise KeyError(f"unknown advantage estimator {name!r}; registered: {names()}") from None
-
-
-def names() -> list[str]:
-    """Registered estimator names, sorted."""
-    return sorted(_REGISTRY)
+#: Register an estimator (decorator), look one up, list them (see :class:`rlenv.named_registry.Registry`).
+register, get, names = _ESTIMATORS.register, _ESTIMATORS.get, _ESTIMATORS.names
 
 
 # -- helpers -----------------------------------------------------------------------------------

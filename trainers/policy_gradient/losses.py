@@ -25,6 +25,8 @@ from collections.abc import Callable
 
 import torch
 
+from rlenv.named_registry import Registry
+
 LOG_RATIO_CLAMP = 20.0
 KL_KINDS = ("k1", "k2", "k3")
 AGGREGATIONS = ("token_mean", "seq_mean_token_mean", "seq_mean_token_sum", "seq_mean_token_sum_norm")
@@ -46,30 +48,11 @@ class PolicyLossOutput:
 
 
 PolicyLossFn = Callable[..., PolicyLossOutput]
-_REGISTRY: dict[str, PolicyLossFn] = {}
+_LOSSES: Registry[PolicyLossFn] = Registry("policy loss")
 
 
-def register(name: str) -> Callable[[PolicyLossFn], PolicyLossFn]:
-    """Decorator registering a policy loss under ``name``; a different function under a taken name raises."""
-    def decorator(fn: PolicyLossFn) -> PolicyLossFn:
-        if name in _REGISTRY and _REGISTRY[name] is not fn:
-            raise ValueError(f"policy loss {name!r} is already registered ({_REGISTRY[name].__qualname__})")
-        _REGISTRY[name] = fn
-        return fn
-    return decorator
-
-
-def get(name: str) -> PolicyLossFn:
-    """The policy loss registered as ``name``."""
-    try:
-        return _REGISTRY[name]
-    except KeyError:
-        raise KeyError(f"unknown policy loss {name!r}; registered: {names()}") from None
-
-
-def names() -> list[str]:
-    """Registered policy-loss names, sorted."""
-    return sorted(_REGISTRY)
+#: Register a policy loss (decorator), look one up, list them (see :class:`rlenv.named_registry.Registry`).
+register, get, names = _LOSSES.register, _LOSSES.get, _LOSSES.names
 
 
 def _log_ratio(logp: torch.Tensor, old_logp: torch.Tensor) -> torch.Tensor:

@@ -26,6 +26,7 @@ import dataclasses
 import json
 import logging
 import math
+import shutil
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -36,8 +37,8 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
-from rlenv.errors import check_choice
-from rlenv.inference.policy import GenerateFn, SamplingConfig, make_generator
+from rlenv.inference import Sampling, make_rollout_generator
+from rlenv.inference.policy import GenerateFn
 from rlenv.trainers import distributed as dist
 from rlenv.trainers.batch import EpisodeBatch, outcome_token_rewards
 from rlenv.trainers.logprobs import batch_logprobs, completion_logprobs
@@ -45,127 +46,16 @@ from rlenv.trainers.policy_gradient import advantages as advantage_registry
 from rlenv.trainers.policy_gradient import losses
 from rlenv.trainers.policy_gradient.advantages import overlong_penalty
 from rlenv.trainers.policy_gradient.algorithms import Algorithm, resolve
+from rlenv.trainers.policy_gradient.config import TrainerConfig
 from rlenv.trainers.policy_gradient.critic import ValueHead, ValueModel
-from rlenv.trainers.rollout import EpisodeEnv, FailFast, FailureLog, FailurePolicy, collect
+from rlenv.trainers.policy_gradient.stall import StallWarning
+from rlenv.trainers.rollout import EpisodeEnv, FailFast, FailureLog, collect
 
 logger = logging.getLogger(__name__)
 
-LR_SCHEDULES = ("constant", "linear", "cosine")
-OPTIMIZERS = ("adamw", "sgd")
-CRITIC_BACKBONES = ("separate", "shared")
 CHECKPOINT_FILE = "trainer_state.pt"
 #: Completions logged during training (see ``TrainerConfig.log_samples``).
 SAMPLES_FILE = "samples.jsonl"
-
-
-@dataclasses.dataclass
-class TrainerConfig(FailurePolicy):
-    """Settings of the training loop (the algorithm itself is an :class:`~rlenv.trainers.policy_gradient.algorithms.Algorithm`).
-
-    Attributes:
-        steps: rollout + update iterations of :meth:`Trainer.train`.
-        num_tasks: prompts per step and rank.
-        group_size: completions per prompt (None = the algorithm's default).
-        max_new_tokens: generation limit; also Dr.GRPO's length constant.
-        temperature, top_p, top_k: sampling; log-probs use the same temperature.
-        generation_batch_size: prompts per ``generate`` call (None = all; ``hf`` backend).
-        rollout_backend: ``"hf"`` (``transformers`` ``generate``) or ``"vllm"`` (a colocated vLLM
-            engine whose weights follow the policy after every optimizer step).
-        rollout_options: keyword arguments of the rollout backend's generator (vLLM's
-            ``gpu_memory_utilization``, ``max_model_len``, ...).
-        on_verifier_error, failure_statuses, rescore_attempts, regenerate_attempts,
-            fail_fast_fraction, fail_fast_steps: what an episode whose verifier failed does to the
-            update, and when training stops on a broken environment (see
-            :class:`~rlenv.trainers.rollout.FailurePolicy`).
-        tis_cap: truncated importance sampling (TIS) of the sampler/trainer mismatch: each
-            token's policy loss is weighted by ``min(pi_old / pi_sampler, tis_cap)``, with
-            ``pi_old`` the trainer's own recomputed probability (None = off, the default).
-        micro_batch_size: episodes per forward/backward pass (gradient accumulation below it).
-        lr: policy learning rate.
-        critic_lr: critic learning rate (None = ``lr``).
-        weight_decay, adam_betas: optimizer settings.
-        optimizer: ``"adamw"`` or ``"sgd"``.
-        lr_schedule: ``"constant"``, ``"linear"`` or ``"cosine"`` decay to 0 over all optimizer steps.
-        warmup_steps: linear warm-up, in optimizer steps.
-        max_grad_norm: gradient clipping (None = off).
-        logprob_chunk_size: rows of ``(rows, V)`` logits materialized at once.
-        gradient_checkpointing: recompute the policy's activations in the backward pass.
-        critic_backbone: ``"separate"`` (a copy of the policy backbone, TRL/OpenRLHF) or
-            ``"shared"`` (a value head on the policy's own hidden states).
-        disable_dropout: set every dropout probability of the policy to 0 (log-probs of the
-            update then match the rollout's).
-        seed: base seed of tasks, sampling and shuffling.
-        device: torch device (None = ``accelerate``'s choice: this rank's GPU, else CPU).
-        output_dir: where metrics (``metrics.jsonl``), logged samples (``samples.jsonl``),
-            TensorBoard logs and checkpoints go.
-        log_samples: completions written to ``output_dir/samples.jsonl`` at each logged step
-            (spread over the batch; 0 = none), with their prompt, reward, status, components,
-            verifier details and hacks, for ``rlenv report``.
-        log_samples_every: samples are logged at step 1 and every this many steps after.
-        save_every: checkpoint every N steps (0 = only when asked).
-        tensorboard: also write TensorBoard scalars under ``output_dir/tensorboard``.
-        progress: show a progress bar.
-    """
-
-    steps: int = 100
-    num_tasks: int = 8
-    group_size: int | None = None
-    max_new_tokens: int = 256
-    temperature: float = 1.0
-    top_p: float = 1.0
-    top_k: int = 0
-    generation_batch_size: int | None = None
-    rollout_backend: str = "hf"
-    rollout_options: dict[str, Any] = dataclasses.field(default_factory=dict)
-    tis_cap: float | None = None
-    micro_batch_size: int = 8
-    lr: float = 1e-6
-    critic_lr: float | None = None
-    weight_decay: float = 0.0
-    adam_betas: tuple[float, float] = (0.9, 0.999)
-    optimizer: str = "adamw"
-    lr_schedule: str = "constant"
-    warmup_steps: int = 0
-    max_grad_norm: float | None = 1.0
-    logprob_chunk_size: int = 256
-    gradient_checkpointing: bool = False
-    critic_backbone: str = "separate"
-    disable_dropout: bool = True
-    seed: int = 0
-    device: str | None = None
-    output_dir: str | None = None
-    log_samples: int = 4
-    log_samples_every: int = 10
-    save_every: int = 0
-    tensorboard: bool = False
-    progress: bool = True
-
-    def __post_init__(self) -> None:
-        if self.temperature <= 0:
-            raise ValueError(f"temperature must be > 0 for RL sampling, got {self.temperature}")
-        super().__post_init__()
-        if self.tis_cap is not None and not self.tis_cap >= 1:
-            raise ValueError(f"tis_cap must be >= 1 (or None = off), got {self.tis_cap}")
-        if self.steps < 0:
-            raise ValueError(f"steps must be >= 0, got {self.steps}")
-        if self.log_samples < 0:
-            raise ValueError(f"log_samples must be >= 0, got {self.log_samples}")
-        for name in ("num_tasks", "max_new_tokens", "micro_batch_size", "logprob_chunk_size", "log_samples_every"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
-        check_choice("lr_schedule", self.lr_schedule, LR_SCHEDULES)
-        check_choice("optimizer", self.optimizer, OPTIMIZERS)
-        check_choice("critic_backbone", self.critic_backbone, CRITIC_BACKBONES)
-        self.adam_betas = tuple(self.adam_betas)
-
-    @classmethod
-    def from_dict(cls, values: dict[str, Any]) -> TrainerConfig:
-        """Build from a dict, naming unknown keys in the error."""
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = set(values) - known
-        if unknown:
-            raise ValueError(f"unknown TrainerConfig field(s) {sorted(unknown)}; known: {sorted(known)}")
-        return cls(**values)
 
 
 def logged_sample(batch: EpisodeBatch, i: int, step: int) -> dict[str, Any]:
@@ -181,10 +71,18 @@ def logged_sample(batch: EpisodeBatch, i: int, step: int) -> dict[str, Any]:
     result = info("reward")
     return {"step": step, "sample": i, "group": int(batch.group_ids[i]), "task_id": info("task_id"),
             "prompt": info("prompt"), "completion": info("completion"), "reward": float(batch.rewards[i]),
-            "status": info("status"), "truncated": bool(batch.truncated[i]),
+            "status": info("status"), "truncated": bool(filled(batch.truncated, "truncated")[i]),
             "components": dict(getattr(result, "components", None) or {}),
             "details": dict(getattr(result, "details", None) or {}), "hacks": info("hacks") or [],
             "metadata": info("metadata") or {}}
+
+
+def filled(value: torch.Tensor | None, name: str) -> torch.Tensor:
+    """``value``, a field of an :class:`EpisodeBatch` that construction or
+    :meth:`PolicyGradientTrainer.prepare` fills in for the algorithm at hand."""
+    if value is None:
+        raise RuntimeError(f"the batch has no {name}: prepare it with PolicyGradientTrainer.prepare first")
+    return value
 
 
 def _seed(*parts: int) -> int:
@@ -261,14 +159,15 @@ class Trainer:
         self.ref_model = self._make_reference(ref_model)
         self.critic, self.value_head = self._make_critic(critic)
         cfg = self.config
-        sampling = SamplingConfig(max_new_tokens=cfg.max_new_tokens, temperature=cfg.temperature, top_p=cfg.top_p,
-                                  top_k=cfg.top_k, batch_size=cfg.generation_batch_size, backend=cfg.rollout_backend,
-                                  backend_options=dict(cfg.rollout_options))
-        self.generate_fn = generate_fn or make_generator(self.policy, self.tokenizer, sampling)
+        sampling = Sampling(max_new_tokens=cfg.max_new_tokens, temperature=cfg.temperature, top_p=cfg.top_p,
+                            top_k=cfg.top_k)
+        self.generate_fn = generate_fn or make_rollout_generator(self.policy, self.tokenizer, sampling, cfg.rollout_backend,
+                                                                 cfg.generation_batch_size, **cfg.rollout_options)
         self.optimizer = self._make_optimizer()
         self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, self._lr_factor)
         self.step = 0
         self._fail_fast = FailFast(self.config, self.env)
+        self._stall = StallWarning(self.config.stall_warning_steps, self.config.lr, self._fail_fast.env_name)
         self.history: list[dict[str, float]] = []
         self._writer: Any = None
 
@@ -390,11 +289,13 @@ class Trainer:
             raise ValueError("this Trainer has no environment: pass env_or_source, or call update(batch)")
         if resume_from is not None:
             self.load_checkpoint(resume_from)
+            if self.config.output_dir and dist.rank() == 0:
+                self._drop_logged_after(self.step)
         if self.config.output_dir and dist.rank() == 0:
-            self._write_manifest()
+            self._write_manifest(self.config.output_dir)
         total = self.config.steps if steps is None else steps
         bar = tqdm(total=total, initial=self.step, desc=f"{self.algorithm.name}",
-                   disable=not self.config.progress or dist.rank() != 0)
+                   disable=None if self.config.progress and dist.rank() == 0 else True)  # a terminal only
         try:
             while self.step < total:
                 metrics = self.train_step()
@@ -417,6 +318,7 @@ class Trainer:
         failures = FailureLog()
         batch, stats = self.rollout(failures)
         self._fail_fast.check(failures)
+        self._stall.observe(self.step + 1, batch)
         rollout_time = time.perf_counter() - start
         metrics = self.update(batch)
         metrics.update({f"sampling/{k}": v for k, v in stats.items()})
@@ -435,18 +337,20 @@ class Trainer:
         verifier failed are handled by ``config.on_verifier_error`` and counted in ``failures``."""
         alg = self.algorithm
         seed = _seed(self.config.seed, self.step, dist.rank(), 0)
+        if self.env is None:
+            raise RuntimeError("this trainer was built without an env: pass batches to update() instead")
         return collect(self.env, self.generate_fn, self.tokenizer, seed=seed,
                        dynamic_sampling=alg.dynamic_sampling, max_refills=alg.max_refills,
                        failures=self.config.failure_policy(), log=failures)
 
-    def _write_manifest(self) -> None:
+    def _write_manifest(self, output_dir: str) -> None:
         """``output_dir/manifest.json``: env, data, verifier, algorithm, settings and library versions."""
         from rlenv.manifest import run_manifest, write_manifest
 
         env = getattr(self.env, "env", None)
         settings = {"config": dataclasses.asdict(self.config), "algorithm": dataclasses.asdict(self.algorithm),
                     "model": getattr(self.policy, "name_or_path", None), "world_size": dist.world_size()}
-        write_manifest(Path(self.config.output_dir) / "manifest.json", run_manifest("train", env, settings))
+        write_manifest(Path(output_dir) / "manifest.json", run_manifest("train", env, settings))
 
     # -- update ---------------------------------------------------------------------------------
     @torch.no_grad()
@@ -460,8 +364,8 @@ class Trainer:
         batch = batch.to(self.device)
         mask = batch.completion_mask
         kl_in_reward = alg.kl_coef > 0 and alg.kl_placement == "reward"
-        kwargs = dict(micro_batch_size=cfg.micro_batch_size, temperature=cfg.temperature,
-                      chunk_size=cfg.logprob_chunk_size)
+        kwargs: dict[str, Any] = dict(micro_batch_size=cfg.micro_batch_size, temperature=cfg.temperature,
+                                      chunk_size=cfg.logprob_chunk_size)
         off_policy = alg.ppo_epochs > 1 or alg.num_mini_batches > 1
         if batch.old_logprobs is None and (off_policy or kl_in_reward):
             batch = batch.replace(old_logprobs=batch_logprobs(self.policy, batch, **kwargs))
@@ -475,7 +379,8 @@ class Trainer:
                                                  alg.overlong_factor)
         token_rewards = outcome_token_rewards(outcome, mask, batch.token_rewards)
         if kl_in_reward:
-            token_rewards = token_rewards - alg.kl_coef * losses.kl(batch.old_logprobs, batch.ref_logprobs,
+            token_rewards = token_rewards - alg.kl_coef * losses.kl(filled(batch.old_logprobs, "old_logprobs"),
+                                                                    filled(batch.ref_logprobs, "ref_logprobs"),
                                                                     alg.kl_kind) * mask
         adv_kwargs = dict(alg.advantage_kwargs)
         if alg.critic:
@@ -489,15 +394,22 @@ class Trainer:
             return torch.zeros(batch.completion_ids.shape, device=self.device)
         parts = []
         for micro in batch.split(self.config.micro_batch_size):
-            if self.critic is not None:
-                parts.append(self.critic(micro.prompt_ids, micro.prompt_mask, micro.completion_ids,
-                                         micro.completion_mask))
-            else:
-                out = completion_logprobs(self.policy, micro.prompt_ids, micro.prompt_mask, micro.completion_ids,
-                                          micro.completion_mask, temperature=self.config.temperature,
-                                          chunk_size=self.config.logprob_chunk_size, with_hidden=True)
-                parts.append(self.value_head(out.hidden) * micro.completion_mask)
+            hidden = None
+            if self.critic is None:
+                hidden = completion_logprobs(self.policy, micro.prompt_ids, micro.prompt_mask, micro.completion_ids,
+                                             micro.completion_mask, temperature=self.config.temperature,
+                                             chunk_size=self.config.logprob_chunk_size, with_hidden=True).hidden
+            parts.append(self._critic_values(micro, hidden))
         return torch.cat(parts)
+
+    def _critic_values(self, micro: EpisodeBatch, hidden: torch.Tensor | None) -> torch.Tensor:
+        """``(B, T)`` values of ``micro``: the critic's, or the value head's on the policy's ``hidden`` states."""
+        mask = micro.completion_mask
+        if self.critic is not None:
+            return self.critic(micro.prompt_ids, micro.prompt_mask, micro.completion_ids, mask)
+        if self.value_head is None or hidden is None:
+            raise RuntimeError("values need a critic, or a value head and the policy's hidden states")
+        return self.value_head(hidden) * mask
 
     def update(self, batch: EpisodeBatch) -> dict[str, float]:
         """Advantages and ``ppo_epochs x num_mini_batches`` optimizer steps on ``batch`` (this rank's share).
@@ -520,7 +432,7 @@ class Trainer:
             for rows in torch.tensor_split(order, alg.num_mini_batches):
                 self._optimizer_step(batch.select(rows), {k: v[rows.to(v.device)] for k, v in extra.items()}, sums)
         metrics = sums.means()
-        metrics["lr"] = self.scheduler.get_last_lr()[0]
+        metrics["lr"] = float(self.scheduler.get_last_lr()[0])
         return metrics
 
     def _optimizer_step(self, mini: EpisodeBatch, extra: dict[str, torch.Tensor], sums: _Sums) -> None:
@@ -560,7 +472,7 @@ class Trainer:
         out = completion_logprobs(self.policy, micro.prompt_ids, micro.prompt_mask, micro.completion_ids, mask,
                                   temperature=cfg.temperature, chunk_size=cfg.logprob_chunk_size, with_entropy=True,
                                   with_hidden=self.value_head is not None)
-        logp = out.logprobs
+        logp, entropy = out.logprobs, filled(out.entropy, "entropy")
         old = micro.old_logprobs if micro.old_logprobs is not None else logp.detach()
         pl = losses.get(alg.policy_loss)(logp, old, extra["advantages"], mask, **alg.loss_kwargs)
         per_token = pl.loss
@@ -572,19 +484,18 @@ class Trainer:
                 per_token = per_token * weight
                 sums.add("rollout/tis_weight", float((weight * mask).sum()), float(mask.sum()))
         if alg.kl_coef > 0:
-            kl_tokens = losses.kl(logp, micro.ref_logprobs, alg.kl_kind)
+            kl_tokens = losses.kl(logp, filled(micro.ref_logprobs, "ref_logprobs"), alg.kl_kind)
             if alg.kl_placement == "loss":
                 per_token = per_token + alg.kl_coef * kl_tokens
-        norm = dict(num_tokens=num_tokens, num_seqs=num_seqs, max_len=cfg.max_new_tokens)
+        norm: dict[str, Any] = dict(num_tokens=num_tokens, num_seqs=num_seqs, max_len=cfg.max_new_tokens)
         shares: dict[str, float] = {}
         policy_loss = losses.aggregate(per_token, mask, alg.aggregation, **norm)
         total = policy_loss
         if alg.entropy_coef > 0:
-            total = total - alg.entropy_coef * losses.aggregate(out.entropy, mask, "token_mean", **norm)
+            total = total - alg.entropy_coef * losses.aggregate(entropy, mask, "token_mean", **norm)
         if alg.critic:
-            values = (self.critic(micro.prompt_ids, micro.prompt_mask, micro.completion_ids, mask)
-                      if self.critic is not None else self.value_head(out.hidden) * mask)
-            vf = losses.value_loss(values, micro.old_values, extra["returns"], alg.value_clip)
+            values = self._critic_values(micro, out.hidden)
+            vf = losses.value_loss(values, filled(micro.old_values, "old_values"), extra["returns"], alg.value_clip)
             value_loss = losses.aggregate(vf, mask, "token_mean", **norm)
             total = total + alg.vf_coef * value_loss
             shares["loss/value"] = float(value_loss.detach())
@@ -594,7 +505,7 @@ class Trainer:
         n = float(m.sum())
         shares["loss/policy"] = float(policy_loss.detach())
         shares["loss/total"] = float(total.detach())
-        sums.add("entropy", float(out.entropy.detach()[m].sum()), n)
+        sums.add("entropy", float(entropy.detach()[m].sum()), n)
         sums.add("clip_frac", float(pl.clipped.detach()[m].sum()), n)
         sums.add("ratio/mean", float(pl.ratio.detach()[m].sum()), n)
         if alg.kl_coef > 0:
@@ -610,7 +521,7 @@ class Trainer:
         sums.add("reward/mean", float(rewards.sum()), B)
         sums.add("reward/sq_mean", float((rewards ** 2).sum()), B)
         sums.add("length/mean", float(lengths.sum()), B)
-        sums.add("truncated_frac", float(batch.truncated.float().sum()), B)
+        sums.add("truncated_frac", float(filled(batch.truncated, "truncated").float().sum()), B)
         sums.count("episodes", B)
         for status, count in Counter(batch.infos.get("status", [])).items():
             sums.count(f"status/{status}", count)
@@ -665,15 +576,43 @@ class Trainer:
         }
 
     def save_checkpoint(self, path: str | Path) -> Path:
-        """Write ``path/trainer_state.pt`` (rank 0) and return ``path``."""
+        """Write a loadable model directory at ``path`` (rank 0): the policy and tokenizer
+        (``from_pretrained``, ``rlenv eval --model``) and ``trainer_state.pt`` (``resume_from``).
+        Then, with ``config.save_total_limit``, remove the oldest ``checkpoint-N`` directories of
+        ``path``'s parent beyond the limit. Returns ``path``."""
         path = Path(path)
         if dist.rank() == 0:
             path.mkdir(parents=True, exist_ok=True)
+            self.policy.save_pretrained(path)
+            self.tokenizer.save_pretrained(path)
             torch.save(self.state_dict(), path / CHECKPOINT_FILE)
             logger.info("saved checkpoint at step %d to %s", self.step, path)
+            if self.config.save_total_limit is not None:
+                self._prune_checkpoints(path.parent, keep=path, limit=self.config.save_total_limit)
         if dist.is_distributed():
             torch.distributed.barrier()
         return path
+
+    def _drop_logged_after(self, step: int) -> None:
+        """Remove the rows of steps after ``step`` from ``metrics.jsonl`` and ``samples.jsonl``: a run
+        resumed from an earlier checkpoint logs those steps again, once."""
+        if self.config.output_dir is None:
+            return
+        for name in ("metrics.jsonl", SAMPLES_FILE):
+            path = Path(self.config.output_dir) / name
+            if not path.exists():
+                continue
+            lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+            kept = [line for line in lines if line.strip() and json.loads(line)["step"] <= step]
+            if len(kept) != len(lines):
+                path.write_text("".join(kept), encoding="utf-8")
+
+    def _prune_checkpoints(self, folder: Path, keep: Path, limit: int) -> None:
+        steps = sorted((int(p.name.split("-", 1)[1]), p) for p in folder.glob("checkpoint-*")
+                       if p.is_dir() and p.name.split("-", 1)[1].isdigit() and p != keep)
+        for _, old in steps[:max(0, len(steps) + 1 - limit)]:
+            shutil.rmtree(old)
+            logger.info("removed %s (save_total_limit=%d)", old, limit)
 
     def load_checkpoint(self, path: str | Path) -> None:
         """Restore a checkpoint written by :meth:`save_checkpoint` (a directory or the ``.pt`` file)."""

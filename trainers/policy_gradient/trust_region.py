@@ -201,13 +201,12 @@ def kl_line_search(
     params = list(params)
     old = parameters_to_vector(params).detach().clone()
     with torch.no_grad():
-        old_surrogate, _ = evaluate()
-        old_surrogate = float(old_surrogate)
+        old_surrogate = float(evaluate()[0])
         fraction = 1.0
         for attempt in range(max_backtracks + 1):
             vector_to_parameters(old + fraction * full_step, params)
-            surrogate, kl = evaluate()
-            improvement, kl = float(surrogate) - old_surrogate, float(kl)
+            surrogate, new_kl = evaluate()
+            improvement, kl = float(surrogate) - old_surrogate, float(new_kl)
             predicted = fraction * expected_improvement
             if kl <= max_kl and improvement > 0 and improvement >= accept_ratio * predicted:
                 return LineSearchResult(True, fraction, kl, improvement, attempt)

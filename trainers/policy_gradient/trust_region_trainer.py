@@ -75,17 +75,19 @@ class KLPenaltyTrainer(Trainer):
 
     def update(self, batch: EpisodeBatch) -> dict[str, float]:
         batch = batch.to(self.device)
-        kwargs = dict(micro_batch_size=self.config.micro_batch_size, temperature=self.config.temperature,
-                      chunk_size=self.config.logprob_chunk_size)
-        if batch.old_logprobs is None:
-            batch = batch.replace(old_logprobs=batch_logprobs(self.policy, batch, **kwargs))
+        kwargs: dict[str, Any] = dict(micro_batch_size=self.config.micro_batch_size, temperature=self.config.temperature,
+                                      chunk_size=self.config.logprob_chunk_size)
+        old_logprobs = batch.old_logprobs
+        if old_logprobs is None:
+            old_logprobs = batch_logprobs(self.policy, batch, **kwargs)
+            batch = batch.replace(old_logprobs=old_logprobs)
         base, coef = self.algorithm, self.kl_controller.value
         self.algorithm = base.replace(loss_kwargs={**base.loss_kwargs, "kl_coef": coef})
         try:
             metrics = super().update(batch)
         finally:
             self.algorithm = base
-        kl = old_policy_kl(batch_logprobs(self.policy, batch, **kwargs), batch.old_logprobs, batch.completion_mask)
+        kl = old_policy_kl(batch_logprobs(self.policy, batch, **kwargs), old_logprobs, batch.completion_mask)
         metrics.update({"klpen/coef": coef, "klpen/kl": kl, "klpen/next_coef": self.kl_controller.update(kl)})
         return metrics
 

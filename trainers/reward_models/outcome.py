@@ -11,8 +11,8 @@ trained.
 
 Example::
 
-    from rlenv.trainers.reward_models.outcome import RewardModelConfig, pairwise_accuracy, train_reward_model
-    report = train_reward_model(model, tokenizer, train_rows, RewardModelConfig(lr=1e-3, num_epochs=3))
+    from rlenv.trainers.reward_models import RewardModelConfig, pairwise_accuracy, train_reward_model
+    report = train_reward_model(model, tokenizer, train_rows, RewardModelConfig(lr=1e-3, epochs=3))
     print(pairwise_accuracy(model, tokenizer, test_rows))
     model.save_pretrained("rm"); tokenizer.save_pretrained("rm")      # RewardModelVerifier("rm") loads it
 """
@@ -23,10 +23,7 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
-from rlenv.errors import check_choice
 from rlenv.rm_inputs import (
-    OVERLONG,
-    TRUNCATION_SIDES,
     ensure_pad_token,
     pair_ids,
     preference_row_layout,
@@ -34,38 +31,9 @@ from rlenv.rm_inputs import (
     resolve_pair_layout,
     truncate,
 )
-from rlenv.trainers.finetune import FitConfig, fit
+from rlenv.trainers.finetune import fit
+from rlenv.trainers.reward_models.config import RewardModelConfig
 from rlenv.trainers.reward_models.data import as_rows, padded
-
-
-@dataclasses.dataclass
-class RewardModelConfig(FitConfig):
-    """Settings of :func:`train_reward_model` (optimization fields: see :class:`rlenv.trainers.finetune.FitConfig`).
-
-    Attributes:
-        max_length: Longest chosen or rejected input in tokens (None: no limit).
-        overlong: What happens to a pair with a side longer than ``max_length``: ``"truncate"``
-            (default) cuts it on ``truncation_side``; ``"drop"`` leaves the pair out, as TRL's
-            ``RewardTrainer`` does (its ``max_length`` filter).
-        truncation_side: ``"left"`` (default, as the verifier: keeps the end, where the score is
-            read) or ``"right"``.
-        use_chat_template: None (default) follows the rows, as TRL: plain-text rows are laid out
-            as ``prompt + completion + eos``, conversational rows through the chat template. True
-            renders plain-text rows as a ``[user: prompt, assistant: completion]`` conversation;
-            False refuses conversational rows.
-        center_rewards_coefficient: Weight of the ``mean((r_c + r_r)^2)`` centring term, or None.
-    """
-
-    max_length: int | None = 1024
-    overlong: str = "truncate"
-    truncation_side: str = "left"
-    use_chat_template: bool | None = None
-    center_rewards_coefficient: float | None = None
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        check_choice("truncation_side", self.truncation_side, TRUNCATION_SIDES)
-        check_choice("overlong", self.overlong, OVERLONG)
 
 
 @dataclasses.dataclass

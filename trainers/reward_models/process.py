@@ -10,8 +10,8 @@ token-level cross-entropy of the model (mean over labelled tokens of the batch).
 
 Example::
 
-    from rlenv.trainers.reward_models.process import PRMConfig, step_accuracy, train_prm
-    report = train_prm(model, tokenizer, rows, PRMConfig(lr=3e-3, num_epochs=5))
+    from rlenv.trainers.reward_models import PRMConfig, step_accuracy, train_prm
+    report = train_prm(model, tokenizer, rows, PRMConfig(lr=3e-3, epochs=5))
     print(step_accuracy(model, tokenizer, held_out_rows))
     model.save_pretrained("prm"); tokenizer.save_pretrained("prm")    # PRMVerifier("prm") loads it
 """
@@ -21,48 +21,21 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from rlenv.errors import check_choice
 from rlenv.rm_inputs import (
     DEFAULT_STEP_SUFFIX,
-    OVERLONG,
     check_stepwise_row,
     ensure_pad_token,
     record_layout,
     recorded_layout,
     stepwise_ids,
 )
-from rlenv.trainers.finetune import FitConfig, fit
+from rlenv.trainers.finetune import fit
+from rlenv.trainers.reward_models.config import PRMConfig
 from rlenv.trainers.reward_models.data import as_rows, padded
 
 #: Label id of a correct step (index 1 of the two outputs); 0 is an incorrect step.
 GOOD_LABEL = 1
 IGNORE_INDEX = -100
-
-
-@dataclasses.dataclass
-class PRMConfig(FitConfig):
-    """Settings of :func:`train_prm` (optimization fields: see :class:`rlenv.trainers.finetune.FitConfig`).
-
-    Attributes:
-        step_suffix: Text appended to every step (TRL ``step_separator``, default ``"\\n"``);
-            recorded in the model config, where :class:`rlenv.envs.prm.PRMVerifier` reads it (it also
-            splits completions into steps on it).
-        max_length: Longest input in tokens (None: no limit).
-        overlong: What happens to a row longer than ``max_length``: ``"truncate"`` (default) cuts
-            its prompt from the left to fit (a row whose steps alone do not fit raises
-            ``ValueError``); ``"drop"`` leaves the row out. (TRL's PRM trainer instead cuts the
-            end of the input, losing the labels of the last steps.)
-        train_on_last_step_only: Label only the final step of each row (outcome-style supervision).
-    """
-
-    step_suffix: str = "\n"
-    max_length: int | None = 1024
-    overlong: str = "truncate"
-    train_on_last_step_only: bool = False
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        check_choice("overlong", self.overlong, OVERLONG)
 
 
 @dataclasses.dataclass

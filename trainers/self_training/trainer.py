@@ -24,105 +24,35 @@ was cut.
 from __future__ import annotations
 
 import copy
-import dataclasses
 import logging
 import math
-import string
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 import torch
 from torch import Tensor, nn
 
 from rlenv.evaluation import pass_at_k
-from rlenv.inference.policy import SamplingConfig, decode_completions, make_generator
+from rlenv.inference.policy import decode_completions
 from rlenv.scoring import score_tasks
 from rlenv.trainers.batch import EpisodeBatch
 from rlenv.trainers.finetune import Example, fine_tune, sft_loss_fn
-from rlenv.trainers.rollout import EpisodeEnv, FailFast, FailurePolicy
+from rlenv.trainers.rollout import EpisodeEnv, FailFast
 from rlenv.trainers.rounds import RoundCallback, run_rounds, sample_round
+from rlenv.trainers.self_training.config import SelfTrainingConfig
+from rlenv.types import Task
+
+
+@runtime_checkable
+class HintableEnv(Protocol):
+    """What rationalization needs of the env (``rlenv.TextVectorEnv`` has it): the episodes' tasks
+    and the verifier of the env under it."""
+
+    tasks: list[Task] | None
+    base: Any
 
 logger = logging.getLogger(__name__)
-
-
-@dataclasses.dataclass
-class SelfTrainingConfig(FailurePolicy):
-    """Settings of :class:`SelfTrainer`; start from a preset with :func:`self_training_config`.
-
-    Verifier failures: the fields of :class:`~rlenv.trainers.rollout.FailurePolicy`.
-
-    Attributes:
-        rounds: Sample-filter-fine-tune rounds (ReST: grow steps).
-        top_k: Samples kept per prompt, highest reward first (None = all that pass the filters).
-        min_reward: Samples with a lower reward are never kept (None = no floor).
-        thresholds: ReST's rising reward thresholds, one improve step each; when empty there is
-            one improve step using ``min_reward``.
-        require_correct: Keep only samples whose verifier status is ``correct`` (STaR).
-        rationalize: Re-ask problems with no correct sample with the answer as a hint (STaR).
-        hint_template: ``str.format`` template with ``{prompt}`` and ``{answer}`` (the task's
-            reference) building the rationalization prompt; plain-text prompts only.
-        dedupe: Drop repeated completions of one prompt before selecting.
-        restart_from_initial: Fine-tune from the initial weights every round (STaR).
-        sampling: Sampling settings for the grow step (and rationalization).
-        epochs: Passes over the kept samples per improve step.
-        batch_size: Examples per SFT optimizer step.
-        lr, weight_decay: AdamW settings; one optimizer persists across rounds (re-created
-            with the weights when ``restart_from_initial``).
-        max_grad_norm: Gradient clipping of the SFT steps (None = off).
-        seed: Round ``r`` seeds the task draw and sampling with ``seed + r``.
-    """
-
-    rounds: int = 5
-    top_k: int | None = 1
-    min_reward: float | None = None
-    thresholds: tuple[float, ...] = ()
-    require_correct: bool = False
-    rationalize: bool = False
-    hint_template: str = "{prompt}[{answer}]"
-    dedupe: bool = True
-    restart_from_initial: bool = False
-    sampling: SamplingConfig = dataclasses.field(default_factory=SamplingConfig)
-    epochs: float = 1.0
-    batch_size: int = 16
-    lr: float = 1e-4
-    weight_decay: float = 0.0
-    max_grad_norm: float | None = 1.0
-    seed: int = 0
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        if self.rounds < 1:
-            raise ValueError(f"rounds must be >= 1, got {self.rounds}")
-        if self.top_k is not None and self.top_k < 1:
-            raise ValueError(f"top_k must be >= 1 or None, got {self.top_k}")
-        self.thresholds = tuple(float(t) for t in self.thresholds)
-        if any(b < a for a, b in zip(self.thresholds, self.thresholds[1:])):
-            raise ValueError(f"ReST thresholds must rise, got {self.thresholds}")
-        if self.rationalize and not {"prompt", "answer"} <= _template_fields(self.hint_template):
-            raise ValueError(f"hint_template must contain {{prompt}} and {{answer}}, got {self.hint_template!r}")
-        if not self.epochs > 0 or self.batch_size < 1 or not self.lr > 0:
-            raise ValueError(f"epochs, lr must be > 0 and batch_size >= 1, got {self.epochs}, "
-                             f"{self.lr}, {self.batch_size}")
-
-
-def _template_fields(template: str) -> set[str]:
-    return {name for _, name, _, _ in string.Formatter().parse(template) if name is not None}
-
-
-#: The three self-training presets: overrides of :class:`SelfTrainingConfig`'s defaults.
-PRESETS: dict[str, dict[str, Any]] = {
-    "raft": {"top_k": 1},
-    "rest": {"top_k": None, "thresholds": (0.5, 0.75, 1.0)},
-    "star": {"top_k": None, "require_correct": True, "rationalize": True, "restart_from_initial": True},
-}
-
-
-def self_training_config(preset: str, **overrides: Any) -> SelfTrainingConfig:
-    """A :class:`SelfTrainingConfig` for ``preset`` (``raft``, ``rest`` or ``star``) with ``overrides``."""
-    if preset not in PRESETS:
-        raise ValueError(f"unknown self-training preset {preset!r}; expected one of {sorted(PRESETS)}")
-    return SelfTrainingConfig(**{**PRESETS[preset], **overrides})
 
 
 def select_samples(
@@ -153,8 +83,10 @@ def select_samples(
     for group in torch.unique(group_ids.cpu()).tolist():
         rows = [int(i) for i in (group_ids.cpu() == group).nonzero().flatten() if ok[i]]
         if completions is not None:
-            seen: set[str] = set()
-            rows = [i for i in rows if not (completions[i] in seen or seen.add(completions[i]))]
+            first_of: dict[str, int] = {}
+            for i in rows:
+                first_of.setdefault(completions[i], i)
+            rows = list(first_of.values())
         rows.sort(key=lambda i: -float(values[i]))
         keep[rows if top_k is None else rows[:top_k]] = True
     return keep
@@ -190,7 +122,7 @@ class SelfTrainer:
         evaluate: Callable[[nn.Module], Mapping[str, float]] | None = None,
         log_fn: Callable[[dict[str, float], int], None] | None = None,
     ):
-        if config.rationalize and not (hasattr(env, "tasks") and hasattr(env, "base")):
+        if config.rationalize and not isinstance(env, HintableEnv):
             raise TypeError(f"rationalization needs a rlenv.TextVectorEnv (tasks + verifier), got {type(env).__name__}")
         self.policy = policy
         self.tokenizer = tokenizer
@@ -199,7 +131,7 @@ class SelfTrainer:
         self.fail_fast = FailFast(config, env)
         self.evaluate = evaluate
         self.log_fn = log_fn
-        self.generator = make_generator(policy, tokenizer, config.sampling)
+        self.generator = config.rollout_generator(policy, tokenizer)
         self.initial_state = copy.deepcopy(policy.state_dict()) if config.restart_from_initial else None
         self.optimizer = self._new_optimizer()
         self.rounds: list[dict[str, float]] = []
@@ -225,12 +157,14 @@ class SelfTrainer:
         observations = [batch.infos["prompt"][i] for i in rows]
         if not all(isinstance(o, str) for o in observations):
             raise TypeError("rationalization supports plain-text prompts only (the hint is appended to the text)")
-        tasks = [self.env.tasks[i] for i in rows]
+        env = self.env
+        assert isinstance(env, HintableEnv) and env.tasks is not None  # checked at build; the round's reset drew them
+        tasks = [env.tasks[i] for i in rows]
         hinted = [self.config.hint_template.format(prompt=o, answer=t.reference) for o, t in zip(observations, tasks,
                                                                                                    strict=True)]
         gen = self.generator(hinted)
         texts = decode_completions(self.tokenizer, gen.completion_ids, gen.completion_mask)
-        results = score_tasks(self.env.base.verifier, tasks, texts, executor="serial")
+        results = score_tasks(env.base.verifier, tasks, texts, executor="serial")
         return [(o, text) for o, text, result, cut in zip(observations, texts, results, gen.truncated.tolist(),
                                                          strict=True) if result.correct and not cut]
 
@@ -248,9 +182,10 @@ class SelfTrainer:
         correct = torch.tensor([s == "correct" for s in statuses], dtype=torch.bool)
         group_ids = batch.group_ids.cpu()
         metrics = {"round": float(round_index), "samples": float(len(batch)),
-                   "reward_mean": batch.rewards.mean().item(), **group_pass_rates(correct, group_ids)}
+                   "reward/mean": batch.rewards.mean().item(), **group_pass_rates(correct, group_ids)}
         rationalized = self.rationalize(batch, correct) if cfg.rationalize else []
         metrics["rationalized"] = float(len(rationalized))
+        assert batch.truncated is not None  # EpisodeBatch fills it in
         eligible = ~batch.truncated.cpu()
         if cfg.require_correct:
             eligible &= correct

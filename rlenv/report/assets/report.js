@@ -83,16 +83,14 @@
     });
   });
   var EVAL_RUNS = RUNS.map(function (r, i) { return i; }).filter(function (i) { return D.task_stats[i]; });
+  // runs with a flagged sample: only they get a hacks column in the task table
+  var FLAGGED = {};
+  S.forEach(function (row) { if ((row[C.hacks] || []).length) FLAGGED[row[C.run]] = true; });
   // (run, task, sample number) -> row, to show one sample in every run side by side
   var SAME = {};
   S.forEach(function (row, i) {
     if (row[C.step] === null && row[C.sample] !== null) SAME[row[C.task] + "/" + row[C.sample] + "/" + row[C.run]] = i;
   });
-  var FLIPPED = {};
-  D.comparisons.forEach(function (cmp) {
-    cmp.flipped.forEach(function (pair) { FLIPPED[pair[0]] = true; FLIPPED[pair[1]] = true; });
-  });
-  var HAS_FLIPS = Object.keys(FLIPPED).length > 0;
 
   // ---------------------------------------------------------------- charts
   function chart(opts) {
@@ -174,11 +172,12 @@
   // ---------------------------------------------------------------- header and tabs
   function renderRuns() {
     var table = document.getElementById("runs");
-    append(table, el("thead", null, el("tr", null, ["run", "kind", "samples", "path"].map(function (h) { return el("th", { text: h }); }))));
+    append(table, el("thead", null, el("tr", null, ["run", "kind", "env", "model", "samples", "path"].map(function (h) { return el("th", { text: h }); }))));
     append(table, el("tbody", null, RUNS.map(function (run, i) {
       var sw = el("span", { cls: "swatch" });
       sw.style.background = COLORS[i % COLORS.length];
       return el("tr", null, el("td", null, sw, el("b", { text: run.label }), " ", run.name), el("td", { text: run.kind }),
+        el("td", { text: run.env || "–" }), el("td", { text: run.model || "–" }),
         el("td", { cls: "num", text: run.num_samples }), el("td", { cls: "muted", text: run.path }));
     })));
   }
@@ -423,28 +422,29 @@
     var root = clear(document.getElementById("task-table"));
     var redraw = drawTasks;
     var head = [sortHeader(st, "task", "task", redraw, false)];
+    EVAL_RUNS.slice(1).forEach(function (r) { head.push(sortHeader(st, "delta:" + r, "Δ pass " + RUNS[0].label + "−" + RUNS[r].label, redraw, true)); });
     D.fields.forEach(function (f) { head.push(sortHeader(st, "field:" + f, f, redraw, false)); });
     EVAL_RUNS.forEach(function (r) {
       var p = EVAL_RUNS.length > 1 ? RUNS[r].label + " " : "";
       head.push(sortHeader(st, "n:" + r, p + "samples", redraw, true), sortHeader(st, "pass:" + r, p + "pass rate", redraw, true),
-        sortHeader(st, "reward:" + r, p + "mean reward", redraw, true), el("th", { text: p + "statuses" }), sortHeader(st, "hacks:" + r, p + "hacks", redraw, true));
+        sortHeader(st, "reward:" + r, p + "mean reward", redraw, true), el("th", { text: p + "statuses" }));
+      if (FLAGGED[r]) head.push(sortHeader(st, "hacks:" + r, p + "hacks", redraw, true));
     });
-    EVAL_RUNS.slice(1).forEach(function (r) { head.push(sortHeader(st, "delta:" + r, "Δ pass " + RUNS[0].label + "−" + RUNS[r].label, redraw, true)); });
     pager(document.getElementById("task-pager"), st, rows.length, drawTasks);
     var start = st.page * PAGE;
     var body = rows.slice(start, start + PAGE).map(function (row) {
       var cells = [el("td", { cls: "task", text: TASK_ID[row.task] })];
-      D.fields.forEach(function (f) { cells.push(el("td", { text: taskValue(row, "field:" + f) })); });
-      EVAL_RUNS.forEach(function (r) {
-        var p = row.per[r];
-        if (!p) { cells.push(el("td", { cls: "muted", text: "–", colspan: 5 })); return; }
-        cells.push(el("td", { cls: "num", text: p.n }), el("td", { cls: "num", text: fmt(p.pass) }), el("td", { cls: "num", text: fmt(p.reward) }),
-          el("td", null, Object.keys(p.status).sort().map(function (s) { return [badge(s + " " + p.status[s]), " "]; })),
-          el("td", null, Object.keys(p.hacks).sort().map(function (d) { return [el("span", { cls: "badge hack", text: d + " " + p.hacks[d] }), " "]; })));
-      });
       EVAL_RUNS.slice(1).forEach(function (r) {
         var d = taskValue(row, "delta:" + r);
         cells.push(el("td", { cls: "num " + (d > 0 ? "delta-pos" : d < 0 ? "delta-neg" : ""), text: d === null ? "–" : signed(d) }));
+      });
+      D.fields.forEach(function (f) { cells.push(el("td", { text: taskValue(row, "field:" + f) })); });
+      EVAL_RUNS.forEach(function (r) {
+        var p = row.per[r];
+        if (!p) { cells.push(el("td", { cls: "muted", text: "–", colspan: FLAGGED[r] ? 5 : 4 })); return; }
+        cells.push(el("td", { cls: "num", text: p.n }), el("td", { cls: "num", text: fmt(p.pass) }), el("td", { cls: "num", text: fmt(p.reward) }),
+          el("td", null, Object.keys(p.status).sort().map(function (s) { return [badge(s + " " + p.status[s]), " "]; })));
+        if (FLAGGED[r]) cells.push(el("td", null, Object.keys(p.hacks).sort().map(function (d) { return [el("span", { cls: "badge hack", text: d + " " + p.hacks[d] }), " "]; })));
       });
       return el("tr", { "data-task": TASK_ID[row.task], title: "show this task's samples", on: { click: function () { openTaskSamples(row.task); } } }, cells);
     });
@@ -459,14 +459,13 @@
   }
 
   // ---------------------------------------------------------------- samples
-  var sampleState = { page: 0, run: "", status: "", detector: "", step: "", flipped: false, task: null, search: "", fields: {}, selected: null };
+  var sampleState = { page: 0, run: "", status: "", detector: "", step: "", task: null, search: "", fields: {}, selected: null };
   function sampleMatches(row, i) {
     var st = sampleState;
     if (st.run !== "" && row[C.run] !== Number(st.run)) return false;
     if (st.status && row[C.status] !== st.status) return false;
     if (st.task !== null && row[C.task] !== st.task) return false;
     if (st.step !== "" && row[C.step] !== Number(st.step)) return false;
-    if (st.flipped && !FLIPPED[i]) return false;
     if (st.detector) {
       var hacks = row[C.hacks] || [];
       if (st.detector === "(flagged)" && !hacks.length) return false;
@@ -507,11 +506,6 @@
       if (value !== undefined && value !== null) c.input.value = String(value);
       append(form, c.label);
     });
-    if (HAS_FLIPS) {
-      var flip = el("input", { type: "checkbox", id: "sample-flipped", checked: st.flipped });
-      flip.addEventListener("change", function () { st.flipped = flip.checked; redraw(); });
-      append(form, el("label", { "for": "sample-flipped" }, "verdict flipped", flip));
-    }
     var search = el("input", { type: "search", id: "sample-search", placeholder: "completion contains…", value: st.search });
     search.addEventListener("input", function () { st.search = search.value.toLowerCase(); redraw(); });
     append(form, el("label", { "for": "sample-search" }, "search", search));
@@ -567,6 +561,9 @@
     var meta = TASK_META[row[C.task]] || {};
     if (Object.keys(meta).length) append(root, el("p", { cls: "muted", text: Object.keys(meta).map(function (k) { return k + ": " + meta[k]; }).join(" · ") }));
     append(root, el("h3", { text: "Prompt" }), promptView(D.prompts[row[C.prompt]]));
+    if (row[C.reference] !== null && row[C.reference] !== undefined) {
+      append(root, el("h3", { text: "Reference answer" }), el("pre", { cls: "text", id: "detail-reference", text: row[C.reference] }));
+    }
     if (!others.length) { append(root, sampleView(i)); return; }
     append(root, el("div", { cls: "pair" }, [i].concat(others).map(sampleView)));
   }
@@ -585,8 +582,7 @@
     var box = el("div", { cls: "sample-view", "data-row": i });
     append(box, el("h3", null, RUNS.length > 1 ? el("span", { cls: "badge", text: RUNS[row[C.run]].label + ": " + RUNS[row[C.run]].name }) : null, " Verdict"),
       el("p", { cls: "verdict" }, badge(row[C.status]), " reward ", el("b", { text: fmt(row[C.reward], 4) }),
-        row[C.truncated] ? el("span", { cls: "badge st-timeout", text: "truncated" }) : null,
-        FLIPPED[i] ? el("span", { cls: "badge hack", text: "verdict flipped" }) : null));
+        row[C.truncated] ? el("span", { cls: "badge st-timeout", text: "truncated" }) : null));
     var hacks = row[C.hacks] || [];
     if (hacks.length) {
       append(box, el("h3", { text: "Hack evidence" }), el("ul", { cls: "hacks" }, hacks.map(function (h) {
@@ -765,12 +761,18 @@
       cmp.metrics.filter(function (m) { return m.error; }).forEach(function (m) {
         append(root, el("p", { cls: "failed", text: m.metric + ": " + m.error }));
       });
-      var gained = cmp.flipped.filter(function (p) { return S[p[0]][C.status] === "correct"; }).length;
-      append(root, el("p", null, cmp.flipped.length + " samples flipped their verdict (" + gained + " correct only in " + a.label + ", " + (cmp.flipped.length - gained) + " correct only in " + b.label + "). ",
-        cmp.flipped.length ? el("button", { type: "button", cls: "linklike", id: "show-flipped-" + cmp.b, text: "read them", on: { click: function () {
-          sampleState.flipped = true; sampleState.run = "0"; sampleState.page = 0; drawSampleFilters(); drawSamples(); showTab("samples");
-        } } }) : null,
-        " ", el("button", { type: "button", cls: "linklike", text: "per-task differences", on: { click: function () { showTab("tasks"); } } })));
+      var deltas = TASKS.map(function (row) { return taskValue(row, "delta:" + cmp.b); }).filter(function (d) { return d !== null; });
+      var inA = deltas.filter(function (d) { return d > 0; }).length, inB = deltas.filter(function (d) { return d < 0; }).length;
+      var showTasks = function (change) {
+        return function () {
+          taskState.change = change + ":" + cmp.b; taskState.page = 0;
+          document.getElementById("task-change").value = taskState.change; drawTasks(); showTab("tasks");
+        };
+      };
+      append(root, el("p", null, "Per task (pass rate over its samples): " + inA + " tasks better in " + a.label + ", " + inB + " better in " + b.label + ", " + (deltas.length - inA - inB) + " the same. ",
+        el("button", { type: "button", cls: "linklike", id: "show-better-" + cmp.b, text: "tasks better in " + b.label, on: { click: showTasks("worse") } }), " · ",
+        el("button", { type: "button", cls: "linklike", id: "show-worse-" + cmp.b, text: "tasks better in " + a.label, on: { click: showTasks("better") } })),
+        el("p", { cls: "muted", text: "The samples of two runs are independent draws: sample i of " + a.label + " and sample i of " + b.label + " are not a pair, so runs are compared per task." }));
     });
   }
 
@@ -778,7 +780,7 @@
   function renderTraining() {
     var root = document.getElementById("tab-training");
     var train = RUNS.map(function (r, i) { return i; }).filter(function (i) { return RUNS[i].curves; });
-    var panels = ["reward", "pass@1", "length", "hack rate"];
+    var panels = ["reward", "training-batch accuracy", "length", "hack rate"];
     var cards = el("div", { cls: "cards", id: "curves" });
     panels.forEach(function (panel) {
       var lines = [];
@@ -790,7 +792,7 @@
         });
       });
       append(cards, el("div", { cls: "card", "data-panel": panel }, el("h3", { text: panel }),
-        chart({ lines: lines, xlabel: "step", ymin: panel === "pass@1" || panel === "hack rate" ? 0 : undefined, ymax: panel === "pass@1" ? 1 : undefined,
+        chart({ lines: lines, xlabel: "step", ymin: panel === "training-batch accuracy" || panel === "hack rate" ? 0 : undefined, ymax: panel === "training-batch accuracy" ? 1 : undefined,
           empty: panel === "hack rate" ? "no episode was flagged by a hack detector" : "not logged" }), legend(lines)));
     });
     append(root, el("h2", { text: "Training curves" }), cards);

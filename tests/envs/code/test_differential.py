@@ -18,7 +18,8 @@ from rlenv import Status
 from rlenv.envs.code import CodeVerifier
 from rlenv.envs.code.differential import diverse, find_probes, fresh_arguments, fresh_test
 from rlenv.envs.code.humaneval import humaneval_rows, humaneval_task
-from rlenv.envs.code.tampering import detect_code_tampering, visible_tests
+from rlenv.envs.code.tampering import detect_code_tampering
+from rlenv.envs.code.visible_tests import visible_tests
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "data" / "hacks"))
 from table_hacks import CONSTRUCTIONS, table_hack  # noqa: E402

@@ -1,0 +1,99 @@
+"""Code revision envs: the policy runs its code against the visible tests, revises, then submits.
+
+The prompt shows the task's first ``num_visible`` tests; the ``run_tests(code)`` tool runs code
+against those tests only, as one fresh sandbox job per call through the env's own
+:class:`~rlenv.envs.code.CodeVerifier` (so the visible tests are run and compared exactly as
+grading runs them). A turn without a tool call is the submission, graded by the same verifier on
+all of the task's tests in a fresh job, exactly as the single-turn env grades a completion. The
+other tests never enter a tool call's job.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Any
+
+from rlenv.env import text_env
+from rlenv.envs.code.formats import AssertTests, IOTests
+from rlenv.envs.code.verifier import CodeVerifier
+from rlenv.registry import make
+from rlenv.sources import TaskSource
+from rlenv.tools import Tool, ToolEnv
+from rlenv.types import Task
+
+RUN_TESTS_SCHEMA = {"type": "function", "function": {
+    "name": "run_tests",
+    "description": "Run a complete Python solution against the visible tests; reports each test's outcome.",
+    "parameters": {"type": "object", "properties": {"code": {"type": "string", "description": "the whole solution"}},
+                   "required": ["code"]},
+}}
+INSTRUCTION = ("\n\nYou may call run_tests(code) to run a solution against the visible tests above, and revise it. "
+               "When you are done, reply without a tool call, with your final solution in a ```python block.")
+
+
+def visible_tests(tests: Any, count: int) -> IOTests | AssertTests:
+    """The first ``count`` tests of ``tests`` (stdin/stdout cases or ``assert`` statements)."""
+    if isinstance(tests, IOTests):
+        return dataclasses.replace(tests, cases=tests.cases[:count])
+    if isinstance(tests, AssertTests):
+        return dataclasses.replace(tests, tests=tests.tests[:count])
+    raise TypeError(f"code revision needs IOTests or AssertTests (visible tests to show), got {type(tests).__name__}")
+
+
+def show_tests(tests: IOTests | AssertTests) -> str:
+    """The tests as the prompt shows them."""
+    if isinstance(tests, AssertTests):
+        return "\n".join(tests.tests)
+    return "\n\n".join(f"Input:\n{stdin}Expected output:\n{expected}" for stdin, expected in tests.cases)
+
+
+class CodeRevisionEnv(ToolEnv):
+    """A code task with the ``run_tests`` tool on its visible tests (see the module docstring).
+
+    Args:
+        source, verifier: The tasks (references of type ``IOTests`` or ``AssertTests``) and the
+            :class:`~rlenv.envs.code.CodeVerifier` that grades submissions.
+        num_visible: How many of each task's tests the prompt shows and ``run_tests`` runs.
+        **kwargs: :class:`~rlenv.tools.ToolEnv`'s settings (``max_turns`` defaults to 6).
+    """
+
+    def __init__(self, source: TaskSource, verifier: CodeVerifier, num_visible: int = 1, max_turns: int = 6,
+                 **kwargs: Any):
+        if isinstance(num_visible, bool) or not isinstance(num_visible, int) or num_visible < 1:
+            raise ValueError(f"num_visible must be a positive int, got {num_visible!r}")
+        super().__init__(source, verifier, tools=[Tool(self.run_tests, RUN_TESTS_SCHEMA)], max_turns=max_turns,
+                         **kwargs)
+        self.num_visible = num_visible
+
+    def visible_task(self, task: Task) -> Task:
+        """``task`` with only its visible tests as the reference."""
+        return dataclasses.replace(task, reference=visible_tests(task.reference, self.num_visible))
+
+    def format_prompt(self, task: Task):
+        shown = show_tests(self.visible_task(task).reference)
+        return super().format_prompt(dataclasses.replace(task, prompt=f"{task.prompt}\n\nVisible tests:\n{shown}"
+                                                                       f"{INSTRUCTION}"))
+
+    def run_tests(self, code: str) -> str:
+        """Run ``code`` against the current task's visible tests, in a fresh sandbox job."""
+        result = self.verifier(self.visible_task(self.current()[0]), f"```python\n{code}\n```")
+        tests = result.details.get("tests", [])
+        lines = [f"test {i}: {t['status']}" + (f" ({t['error']})" if t.get("error") else "")
+                 for i, t in enumerate(tests, start=1)]
+        summary = f"passed {sum(t['status'] == 'passed' for t in tests)} of {len(tests)} visible tests"
+        error = result.details.get("error")
+        return "\n".join([summary, *lines] + ([f"error: {error}"] if error and not tests else []))
+
+
+def make_code_revision_env(base: str = "rlenv/CodeIO-v0", base_kwargs: Mapping[str, Any] | None = None,
+                           num_visible: int = 1, **kwargs: Any) -> CodeRevisionEnv:
+    """Build a code revision env on the tasks and verifier of the code env ``base``
+    (``rlenv/CodeIO-v0``, ``rlenv/CodeContests-v0``, ``rlenv/MBPP-v0``; not HumanEval, whose
+    tests are one ``check`` function with nothing to show)."""
+    single = text_env(make(base, **dict(base_kwargs or {})))
+    if not isinstance(single.verifier, CodeVerifier):
+        raise TypeError(f"{base!r} is not a code env: its verifier is a {type(single.verifier).__name__}, "
+                        "not a CodeVerifier")
+    return CodeRevisionEnv(single.source, single.verifier, num_visible=num_visible,
+                           prompt_template=single.prompt_template, **kwargs)

@@ -1,0 +1,54 @@
+"""Code revision envs (``rlenv/CodeIO-Revise-v0`` ...) on the real Docker sandbox."""
+
+import json
+
+import pytest
+
+import rlenv
+from rlenv.envs.code import CodeVerifier
+from rlenv.envs.code.revision import CodeRevisionEnv, visible_tests
+
+SUM = "a, b = map(int, input().split())\nprint(a + b)"
+ONLY_THE_VISIBLE = "input()\nprint(3)"  # the visible case of io-sum is '1 2' -> 3
+
+
+def run_tests(code):
+    return "<tool_call>" + json.dumps({"name": "run_tests", "arguments": {"code": code}}) + "</tool_call>"
+
+
+@pytest.fixture(scope="module")
+def env(docker_ready):
+    from rlenv.sandbox import SandboxPool
+
+    base = rlenv.make("rlenv/CodeIO-v0").unwrapped
+    with SandboxPool(1, reply_grace_s=5.0) as pool:
+        pool.start()
+        yield CodeRevisionEnv(base.source, CodeVerifier(pool=pool))
+
+
+@pytest.mark.docker
+def test_the_prompt_shows_the_visible_tests_and_the_tool_runs_only_them(env):
+    prompt, info = env.reset(options={"index": 0})
+    assert "Visible tests:\nInput:\n1 2\nExpected output:\n3\n" in prompt and "-5 5" not in prompt
+    obs, *_ = env.step(run_tests("print(0)"))
+    assert "passed 0 of 1 visible tests\ntest 1: failed" in obs
+    obs, _, terminated, _, info = env.step(run_tests(SUM))
+    assert "passed 1 of 1 visible tests" in obs and not terminated and info["tool_metrics"]["calls"] == 2
+
+
+@pytest.mark.docker
+def test_the_submission_is_graded_on_all_tests(env):
+    env.reset(options={"index": 0})
+    obs, *_ = env.step(run_tests(ONLY_THE_VISIBLE))
+    assert "passed 1 of 1 visible tests" in obs
+    *_, terminated, _, info = env.step(f"```python\n{ONLY_THE_VISIBLE}\n```")
+    assert terminated and info["status"] == "incorrect" and info["reward"].details["passed"] == 1
+    env.reset(options={"index": 0})
+    *_, info = env.step(f"```python\n{SUM}\n```")
+    assert info["status"] == "correct" and info["reward"].details["total"] == 3
+
+
+def test_only_stdin_and_assert_tests_can_be_shown():
+    with pytest.raises(TypeError, match="needs IOTests or AssertTests .* got str"):
+        visible_tests("def check(c): ...", 1)
+    assert {"rlenv/CodeIO-Revise-v0", "rlenv/MBPP-Revise-v0", "rlenv/CodeContests-Revise-v0"} <= set(rlenv.list_envs())

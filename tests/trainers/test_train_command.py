@@ -1,0 +1,88 @@
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from rlenv.trainers.tiny import save_tiny
+from tests.trainers.trainer_helpers import tiny_policy
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def run_cli(*args):
+    """``python -m rlenv ...`` from the repository root (so this checkout's code runs)."""
+    return subprocess.run([sys.executable, "-m", "rlenv", *args], capture_output=True, text=True, cwd=REPO,
+                          timeout=600)
+
+
+def test_rlenv_train_runs_saves_and_resumes(tmp_path):
+    model, tok = tiny_policy(hidden_size=32)
+    model_dir = save_tiny(model, tok, tmp_path / "tiny")
+    out = tmp_path / "run"
+    common = ["train", "rlenv/ExactMatch-v0", "--model", str(model_dir), "--algorithm", "rloo", "--output", str(out),
+              "--num-tasks", "2", "--group-size", "2", "--max-new-tokens", "6", "--lr", "1e-3",
+              "--set", "progress=false", "--algo-set", "kl_coef=0.01", "--sft-steps", "3", "--sft-lr", "1e-3"]
+    first = run_cli(*common, "--steps", "2")
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.startswith("rlenv train: rloo on rlenv/ExactMatch-v0, 2 steps\n")
+    assert "{" not in first.stdout and all(line.startswith("  ") for line in first.stdout.splitlines()[1:])  # readable
+    summary = json.loads((out / "train_summary.json").read_text())
+    assert summary["algorithm"] == "rloo" and summary["steps"] == 2 and "reward/mean" in summary["last"]
+    rows = [json.loads(x) for x in (out / "metrics.jsonl").read_text().splitlines()]
+    assert [r["step"] for r in rows] == [1.0, 2.0] and all("kl/ref" in r for r in rows)
+    assert (out / "checkpoint-2" / "trainer_state.pt").exists()
+    assert (out / "final" / "config.json").exists()
+    logged = [json.loads(x) for x in (out / "samples.jsonl").read_text().splitlines()]
+    assert [r["step"] for r in logged] == [1] * 4 and {r["status"] for r in logged} <= {"correct", "incorrect", "unparsable"}
+    page = (out / "report.html").read_text()
+    data = json.loads(re.search(r'<script type="application/json" id="rlenv-data">(.*?)</script>', page).group(1))
+    assert data["runs"][0]["kind"] == "train" and data["runs"][0]["curves"]["steps"] == [1.0, 2.0]
+    assert len(data["samples"]) == 4
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["kind"] == "train" and manifest["env"]["id"] == "rlenv/ExactMatch-v0"
+    assert manifest["settings"]["algorithm"]["name"] == "rloo" and manifest["settings"]["config"]["lr"] == 1e-3
+    assert manifest["settings"]["warm_up"] == {"sft_steps": 3, "sft_lr": 1e-3}
+
+    resumed = run_cli(*common, "--steps", "3", "--resume", str(out / "checkpoint-2"))
+    assert resumed.returncode == 0, resumed.stderr
+    assert json.loads((out / "train_summary.json").read_text())["steps"] == 3
+    assert [json.loads(x)["step"] for x in (out / "metrics.jsonl").read_text().splitlines()] == [1.0, 2.0, 3.0]
+
+
+def test_rlenv_train_reports_bad_arguments(tmp_path):
+    model, tok = tiny_policy(hidden_size=32)
+    model_dir = save_tiny(model, tok, tmp_path / "tiny")
+    bad = run_cli("train", "rlenv/ExactMatch-v0", "--model", str(model_dir), "--output", str(tmp_path / "o"),
+                  "--algorithm", "chess")
+    assert bad.returncode == 2 and "unknown algorithm 'chess'" in bad.stderr and "grpo" in bad.stderr
+    bad = run_cli("train", "rlenv/ExactMatch-v0", "--model", str(model_dir), "--output", str(tmp_path / "o"),
+                  "--algorithm", "dpo")
+    assert bad.returncode == 2 and "trains on rows" in bad.stderr
+    bad = run_cli("train", "rlenv/ExactMatch-v0", "--model", str(model_dir), "--output", str(tmp_path / "o"),
+                  "--set", "lr_schedule=cosine")
+    assert bad.returncode == 2 and "must be JSON" in bad.stderr
+
+
+def test_rlenv_train_starts_the_other_families(tmp_path):
+    """Self-training and online DPO start through the same command (make_trainer)."""
+    model, tok = tiny_policy(hidden_size=32)
+    model_dir = save_tiny(model, tok, tmp_path / "tiny")
+    for algorithm in ("raft", "online_dpo"):
+        out = tmp_path / algorithm
+        run = run_cli("train", "rlenv/ExactMatch-v0", "--model", str(model_dir), "--algorithm", algorithm, "--output",
+                      str(out), "--steps", "2", "--num-tasks", "2", "--group-size", "2", "--max-new-tokens", "4",
+                      "--lr", "1e-3")
+        assert run.returncode == 0, run.stderr
+        assert "\r" not in run.stderr and "it/s" not in run.stderr  # no progress bars in a log file
+        summary = json.loads((out / "train_summary.json").read_text())
+        assert summary["algorithm"] == algorithm and summary["steps"] == 2 and (out / "final" / "config.json").exists()
+        rows = [json.loads(x) for x in (out / "metrics.jsonl").read_text().splitlines()]
+        assert [r["step"] for r in rows] == [1, 2] and all("reward/mean" in r for r in rows)  # the PG trainer's name
+        assert (out / "report.html").exists()  # rlenv report reads the run
+        manifest = json.loads((out / "manifest.json").read_text())
+        assert manifest["kind"] == "train" and manifest["env"]["id"] == "rlenv/ExactMatch-v0"
+        settings = manifest["settings"]
+        assert settings["algorithm"] == algorithm and settings["group_size"] == 2 and settings["model"] == str(model_dir)
+        assert settings["config"]["seed"] == 0 and settings["config"]["sampling"]["max_new_tokens"] == 4
+        assert settings["config"]["on_verifier_error"] == "mask" and settings["warm_up"]["sft_steps"] == 0
