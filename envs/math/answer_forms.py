@@ -230,6 +230,7 @@ _BASE_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
 _TEXT_LETTER = re.compile(r"^\s*\\(?:text|textbf|textrm|mbox)\s*\{\s*([A-E])\s*\}\s*$")
 _CHOICE = re.compile(r"^(?:\(\s*([A-Ea-e])\s*\)|([A-E])\s*[).:](?!\d))(?:\s*(.*))?$", re.S)
 _LETTER = r"(?:\(\s*[A-Z]\s*\)|[A-Z])"
+_OPTION_LETTER = re.compile(r"^[A-E]$")
 _LETTER_LIST = re.compile(rf"^{_LETTER}(?:\s*(?:,|;|&|\band\b)\s*{_LETTER})+$")
 _WORDS = re.compile(r"^[A-Za-z][A-Za-z '\-]*$")
 _ARTICLES = frozenset(("a", "an", "the"))
@@ -327,10 +328,14 @@ def _colon_text(answer: str) -> str:
 def compare_colon_forms(gold: str, pred: str) -> bool | None:
     """True/False when either answer is a clock time or a ratio (a colon is never a division),
     else None. Clock times are equal when they name the same minute of the day (``15:15`` is
-    ``3:15 p.m.``, ``9:40 AM`` is not ``9:40 PM``); ratios when their terms are proportional in
+    ``3:15 p.m.``, ``9:40 AM`` is not ``9:40 PM``), except that a gold written on a 12-hour
+    dial without a.m./p.m. (``3:15``) accepts either (an answer ``3:15`` against a gold
+    ``3:15 p.m.`` stays wrong: it names 03:15); ratios when their terms are proportional in
     order (``2 \\text{ to } 5`` is ``2:5``; ``1:3:2`` is not ``1:2:3``)."""
     gold_clock, pred_clock = clock_time(gold), clock_time(pred)
     if gold_clock and pred_clock:
+        if pred_clock[1] and not gold_clock[1] and 60 <= gold_clock[0] < 13 * 60:
+            return gold_clock[0] % 720 == pred_clock[0] % 720  # a gold ``3:15`` leaves a.m./p.m. open
         return gold_clock[0] == pred_clock[0]
     if (gold_clock and gold_clock[1]) or (pred_clock and pred_clock[1]):
         return False
@@ -379,6 +384,8 @@ def compare_forms(gold: str, pred: str) -> bool | None:
                    for side in (gold, pred)]
         return (gold_based or decimal[0]) == (pred_based or decimal[1])
     gold_choice, pred_choice = choice_letter(gold), choice_letter(pred)
+    if pred_choice and not gold_choice and _OPTION_LETTER.match(unwrap_text(gold)):
+        gold_choice = unwrap_text(gold)  # a bare gold ``D`` against an explicit choice ``\textbf{(D) }17``
     if gold_choice and pred_choice:
         return gold_choice == pred_choice
     gold_letters, pred_letters = choice_letters(gold), choice_letters(pred)

@@ -65,6 +65,7 @@ CASES = {
         (r"\text{A, C}", "C, A", True), (r"\text{(A), (C)}", "A, C", True), (r"\text{(B)}", "B: 12", True),
         (r"\text{(C)}", r"\text{C) Plane}", True), (r"\text{A, C}", "A, C, D", False), (r"\text{(D)}", "E. 24", False),
         (r"\text{B}", r"\text{(B) } 3", True), (r"\text{B}", r"\text{(C) } 3", False),
+        ("D", r"\textbf{(D) }17", True), ("D", r"\textbf{(C) }17", False), ("D", "(D)", True),
     ],
     "more degree and repeating forms": [
         (r"75^\circ", r"75\degree", True), (r"36^\circ", "36^{o}", True), (r"90^\circ", r"90\textdegree", True),

@@ -162,3 +162,7 @@ def test_clock_times_name_one_minute_of_the_day(hour, minute, anchor):
     assert grade(CONFIG, gold, anchor(f"{hour}:{minute:02d} PM"))[0] == "correct"
     assert grade(CONFIG, gold, anchor(f"{hour}:{minute:02d} AM"))[0] == "incorrect"
     assert grade(CONFIG, gold, anchor(f"{hour}:{(minute + 1) % 60:02d} PM"))[0] == "incorrect"
+    open_dial = f"{hour}:{minute:02d}"  # a gold without a.m./p.m. accepts either, not another minute
+    assert grade(CONFIG, open_dial, anchor(f"{hour}:{minute:02d} PM"))[0] == "correct"
+    assert grade(CONFIG, open_dial, anchor(f"{hour}:{minute:02d} \\text{{ a.m.}}"))[0] == "correct"
+    assert grade(CONFIG, open_dial, anchor(f"{hour}:{(minute + 1) % 60:02d} PM"))[0] == "incorrect"

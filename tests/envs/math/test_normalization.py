@@ -70,7 +70,8 @@ def test_quantities(gold, pred, equal):
     ("gold", "pred", "equal"),
     [
         (r"3:15 \text{ p.m.}", "15:15", True), (r"3:15 \text{ p.m.}", "3:15 AM", False), ("9:40 AM", "9:40 PM", False),
-        ("12:30 AM", "0:30", True), ("1:2:3", "1:3:2", False), ("2:5", r"2 \text{ to } 5", True), ("2:5", "4:10", True),
+        ("12:30 AM", "0:30", True), ("3:15", "3:15 p.m.", True), ("3:15", r"3:15\text{ AM}", True),
+        ("3:15", "3:16 PM", False), ("15:15", "3:15 AM", False), ("3:15 PM", "3:15", False), ("1:2:3", "1:3:2", False), ("2:5", r"2 \text{ to } 5", True), ("2:5", "4:10", True),
         ("2:5", r"\frac{2}{5}", False), (r"V_1:V_2=11:21", "11:21", True), ("5", "6", None),
     ],
 )
