@@ -15,6 +15,7 @@ import pytest
 
 from rlenv.cli import main
 from tests.evaluation.test_served import ENV, NAME, RecordingServer, _completions
+from tests.interrupts import default_sigint
 from tests.waiting import PATIENCE_S, wait_until
 
 REPO = Path(__file__).resolve().parents[2]
@@ -26,7 +27,7 @@ def _lines(path: Path) -> int:
 
 def _rlenv(*args: str) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-m", "rlenv", *args], cwd=REPO, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+                            stderr=subprocess.PIPE, text=True, start_new_session=True, preexec_fn=default_sigint)
 
 
 class HoldingServer(RecordingServer):

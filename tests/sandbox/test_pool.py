@@ -32,6 +32,7 @@ from rlenv.sandbox.container import (
     owner_id,
     sandbox_containers,
 )
+from tests.interrupts import default_sigint
 from tests.waiting import PATIENCE_S, scaled, wait_until
 
 pytestmark = pytest.mark.docker
@@ -282,7 +283,7 @@ job.result()
 @pytest.mark.parametrize("how", [signal.SIGINT, signal.SIGKILL])
 def test_containers_are_removed_on_ctrl_c_and_on_kill(docker_ready, client, how):
     process = subprocess.Popen([sys.executable, "-c", SCRIPT.format(repo=REPO)], stdout=subprocess.PIPE,
-                               stderr=subprocess.DEVNULL, text=True)
+                               stderr=subprocess.DEVNULL, text=True, preexec_fn=default_sigint)
     try:
         pool_id = process.stdout.readline().strip()
         assert pool_id and len(pool_containers(client, pool_id)) == 2
