@@ -11,7 +11,9 @@ from rlenv.sandbox import FunctionJob, IOCase, JobResult, JobStatus, Limits, Pro
 from rlenv.sandbox.container import ContainerSpec, runner_source
 from rlenv.sandbox.jobs import encode_job
 from rlenv.sandbox.protocol import Unencodable, compare_output, decode_value, encode_frame, encode_value
-from rlenv.sandbox.runner import _install_fds, _read_small, job_status
+from rlenv.sandbox.runner.confinement import install_fds
+from rlenv.sandbox.runner.grader import job_status
+from rlenv.sandbox.runner.procfs import read_small
 
 
 def repr_id(value):
@@ -210,7 +212,7 @@ def test_install_fds_swaps_colliding_descriptors_and_closes_the_rest():
     def body():
         os.dup2(first_w, 4)  # source of target 3 is fd 4, source of target 4 is fd 3: a swap
         os.dup2(second_w, 3)
-        _install_fds({0: extra, 3: 4, 4: 3})
+        install_fds({0: extra, 3: 4, 4: 3})
         os.write(3, b"to first")
         os.write(4, b"to second")
         os._exit(0 if [fd for fd in range(256) if _is_open(fd)] == [0, 3, 4] else 3)
@@ -226,14 +228,14 @@ def test_install_fds_swaps_colliding_descriptors_and_closes_the_rest():
 def test_read_small_reopens_in_a_forked_process_whose_descriptors_were_replaced(tmp_path):
     path = tmp_path / "counter"
     path.write_text("1")
-    assert _read_small(str(path)) == b"1"  # now kept open here
+    assert read_small(str(path)) == b"1"  # now kept open here
     path.write_text("2")
-    assert _read_small(str(path)) == b"2"  # read again, not cached
+    assert read_small(str(path)) == b"2"  # read again, not cached
 
     def body():
         os.closerange(3, 1 << 20)  # like a helper process's descriptor set-up
         os.pipe()  # takes the number of the closed descriptor
-        os._exit(0 if _read_small(str(path)) == b"2" else 3)
+        os._exit(0 if read_small(str(path)) == b"2" else 3)
 
     assert _in_child(body) == 0
 
