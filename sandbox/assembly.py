@@ -160,7 +160,7 @@ def _docstring_text(module: _Module) -> str:
 
 def _body(module: _Module) -> str:
     """The module's text without its docstring, ``from __future__`` import and rlenv imports."""
-    dropped = set()
+    dropped: set[int] = set()
     imports = _rlenv_imports(module)
     for node in module.tree.body:
         docstring = node is module.tree.body[0] and isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)

@@ -84,7 +84,7 @@ def program_main(code: str) -> None:
     """Run ``code`` as ``__main__`` like ``python3 solution.py`` would, then exit."""
     module = types.ModuleType("__main__")
     module.__file__ = "solution.py"
-    module.__builtins__ = builtins
+    module.__dict__["__builtins__"] = builtins
     sys.modules["__main__"] = module
     status = 0
     try:

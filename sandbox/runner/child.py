@@ -164,6 +164,7 @@ class Child:
 
     def reply_pending(self) -> bool:
         """Whether reply bytes arrived that no request asked for yet (reads what is there)."""
+        assert self.reply_fd is not None, "a candidate process without a reply pipe has no replies"
         if not self.done:
             try:
                 self._read(self.reply_fd)
@@ -180,6 +181,7 @@ class Child:
         """Queue a request line; :meth:`pump` writes it while it waits."""
         if len(self.outgoing):
             raise RuntimeError("a request is already being sent")
+        assert self.request_fd is not None, "a candidate process without a request pipe takes no requests"
         self.outgoing = memoryview(payload)
         if not self.done:
             self.poll.register(self.request_fd, select.POLLOUT | select.POLLERR)

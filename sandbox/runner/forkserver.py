@@ -137,7 +137,7 @@ class ForkServer:
         self.statuses: dict[int, int] = {}
         self._asked: socket.socket | None = None  # our end of the socket of a spare not yet answered for
         self._answer: tuple | None = None  # the fork server's answer about it, once read
-        self._spare: tuple | None = None  # (pid, pidfd, our end of its socket)
+        self._spare: tuple[int, int, socket.socket] | None = None  # (pid, pidfd, our end of its socket)
         self.failure = ""  # why the last spare could not be forked
 
     def start(self) -> None:
@@ -155,12 +155,18 @@ class ForkServer:
         self.pid, self.sock = pid, ours
         self.ask()
 
+    def _server(self) -> socket.socket:
+        """Our end of the fork server's socket."""
+        if self.sock is None:
+            raise SandboxFault("the fork server was not started")
+        return self.sock
+
     def ask(self) -> None:
         """Have a spare candidate process forked, unless there is one."""
         if self._spare is None and self._asked is None:
             ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
             try:
-                send_record(self.sock, b"\0", [theirs.fileno()])
+                send_record(self._server(), b"\0", [theirs.fileno()])
             finally:
                 theirs.close()
             self._asked = ours
@@ -168,7 +174,7 @@ class ForkServer:
     def _receive(self) -> None:
         """Read the next message of the fork server: a wait status (kept in :attr:`statuses`)
         or the answer about the spare asked for (kept in :attr:`_answer`)."""
-        record, fds = recv_record(self.sock, FORK_ANSWER.size, 1)
+        record, fds = recv_record(self._server(), FORK_ANSWER.size, 1)
         if len(record) != FORK_ANSWER.size:
             raise SandboxFault("the fork server exited" if not record else f"the fork server sent {record!r:.100}")
         kind, pid, value = FORK_ANSWER.unpack(record)
@@ -201,8 +207,9 @@ class ForkServer:
         next spare is asked for."""
         if self.spare_pid() is None:
             self.ask()
-            if self.spare_pid() is None:
-                raise OSError(f"the fork server could not fork a candidate process: {self.failure}")
+            self.spare_pid()
+        if self._spare is None:
+            raise OSError(f"the fork server could not fork a candidate process: {self.failure}")
         pid, pidfd, sock = self._spare
         self._spare = None
         try:

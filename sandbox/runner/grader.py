@@ -15,6 +15,7 @@ import select
 import signal
 import socket
 import time
+from typing import Any
 
 from rlenv.sandbox.protocol import JobStatus, TestStatus, compare_output
 from rlenv.sandbox.runner.child import HANG_UP, POLL_IN, Child, output_text
@@ -46,9 +47,9 @@ def job_status(tests: list) -> JobStatus:
 
 def _run_function(child: Child, grader: dict, job_deadline: float, test_timeout: float) -> dict:
     rpc = RemoteCandidate(child)
-    results = [{"status": TestStatus.NOT_RUN, "time_s": 0.0, "error": None} for _ in grader["tests"]]
+    results: list[dict[str, Any]] = [{"status": TestStatus.NOT_RUN, "time_s": 0.0, "error": None} for _ in grader["tests"]]
     try:
-        trees = [compile(source, f"<test {i}>", "exec", ast.PyCF_ONLY_AST) for i, source in enumerate(grader["tests"])]
+        trees = [ast.parse(source, f"<test {i}>") for i, source in enumerate(grader["tests"])]
         compiled = [compile(tree, f"<test {i}>", "exec") for i, tree in enumerate(trees)]
         compiled_setup = compile(grader["setup"], "<grader setup>", "exec")
     except SyntaxError as exc:
@@ -72,7 +73,7 @@ def _run_function(child: Child, grader: dict, job_deadline: float, test_timeout:
         except BaseException as exc:
             return {"status": JobStatus.SANDBOX_ERROR, "tests": results, "load_s": load_s,
                     "error": f"grader setup raised: {exception_text(exc)}"}
-        names = loaded.get("names") if type(loaded.get("names")) is dict else {}
+        names = loaded["names"] if type(loaded.get("names")) is dict else {}
         previous = signal.signal(signal.SIGALRM, _alarm)
         signal.setitimer(signal.ITIMER_REAL, max(0.001, job_deadline - time.monotonic()))
         try:  # whatever goes wrong with the names the candidate reported is the candidate's failure
@@ -110,7 +111,8 @@ def _run_test(i: int, code_object, namespace: dict, rpc: RemoteCandidate, job_de
         return {"error": "not run: the job's time limit was reached"}
     rpc.test_index, rpc.deadline = i, min(job_deadline, began + test_timeout)
     signal.setitimer(signal.ITIMER_REAL, max(0.001, rpc.deadline - began) + 0.5)
-    status, error = TestStatus.PASSED, None
+    status: TestStatus = TestStatus.PASSED
+    error: str | None = None
     try:
         exec(code_object, namespace)
     except GraderTimeout:
@@ -124,7 +126,7 @@ def _run_test(i: int, code_object, namespace: dict, rpc: RemoteCandidate, job_de
         status, error = TestStatus.FAILED, exception_text(exc) or type(exc).__name__
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
-    if rpc.fault_test == i:  # test code may have swallowed the fault: it still decides the verdict
+    if rpc.fault is not None and rpc.fault_test == i:  # even swallowed by test code, the fault decides the verdict
         status, error = rpc.fault, rpc.fault_message
     elif status != TestStatus.PASSED and rpc.memory_test == i:
         status = TestStatus.MEMORY
@@ -313,8 +315,11 @@ class Grader:
             message[:] = bytes(len(message))
 
     def _exchange(self, message: memoryview, fds: list, deadline: float):
+        sock = self.sock
+        if sock is None:
+            raise SandboxFault("the grader was not started")
         poll = select.poll()
-        poll.register(self.sock, select.POLLOUT | POLL_IN)
+        poll.register(sock, select.POLLOUT | POLL_IN)
         poll.register(self.pidfd, POLL_IN)
         poll.register(0, HANG_UP)  # the host hung up: stop everything
         outgoing = [message]
@@ -335,20 +340,20 @@ class Grader:
                 if event & select.POLLOUT and outgoing:
                     try:
                         if fds:
-                            sent = socket.send_fds(self.sock, [outgoing[0]], fds)
+                            sent = socket.send_fds(sock, [outgoing[0]], fds)
                             fds = []
                         else:
-                            sent = self.sock.send(outgoing[0])
+                            sent = sock.send(outgoing[0])
                     except BlockingIOError:
                         continue
                     outgoing[0] = outgoing[0][sent:]
                     while outgoing and not len(outgoing[0]):
                         outgoing.pop(0)
                     if not outgoing:
-                        poll.modify(self.sock, POLL_IN)
+                        poll.modify(sock, POLL_IN)
                 if event & POLL_IN and fd != self.pidfd:
                     try:
-                        chunk = self.sock.recv(1 << 16)
+                        chunk = sock.recv(1 << 16)
                     except BlockingIOError:
                         continue
                     if not chunk:

@@ -15,6 +15,7 @@ import signal
 import sys
 import time
 from _operator import _compare_digest  # hmac's own; importing hmac would load libcrypto into every fork
+from typing import Any
 
 from rlenv.sandbox.protocol import JobStatus, TestStatus, read_exact, read_frame_length
 from rlenv.sandbox.runner.child import Child, output_text
@@ -90,7 +91,7 @@ def _run_cases(header: dict, candidate: dict, code_fd: int, server: ForkServer, 
     wiped, and the run gets a new work directory with the job's files and only its own stdin."""
     limits, keep = header["limits"], int(header.get("keep_output_bytes", 4096))
     job_deadline = time.monotonic() + float(limits["timeout_s"])
-    runs = []
+    runs: list[dict[str, Any]] = []
     for stdin in candidate["stdins"]:
         if runs:
             if not sweep(helpers(grader, server)):
@@ -111,7 +112,7 @@ def _run_cases(header: dict, candidate: dict, code_fd: int, server: ForkServer, 
         child.close()
         if not set_up(fds["ready"]) and why != "timeout":  # unfinished at the deadline: a loaded machine, a timeout
             raise SandboxFault(f"a candidate process's set-up failed: {output_text(child.output(child.err_fd), 2000)}")
-        run = {"status": "ran", "error": None, "time_s": round(child.elapsed(), 6), "exit_code": child.exit_code(),
+        run: dict[str, Any] = {"status": "ran", "error": None, "time_s": round(child.elapsed(), 6), "exit_code": child.exit_code(),
                "stdout": child.output(child.out_fd), "stderr": output_text(child.output(child.err_fd), keep)}
         if why == "timeout":
             run.update(status=TestStatus.TIMEOUT, error="time limit exceeded")
@@ -143,7 +144,7 @@ def run_job(header: dict, candidate: dict, grader: Grader, server: ForkServer) -
         code_fd = code_file(candidate["code"])
         if header["mode"] == "program":
             runs = _run_cases(header, candidate, code_fd, server, grader, oom_before)
-            meta = {"mode": "program", "runs": [{"status": r["status"], "error": r["error"],
+            meta: dict[str, Any] = {"mode": "program", "runs": [{"status": r["status"], "error": r["error"],
                                                  "stdout": base64.b64encode(r["stdout"]).decode()} for r in runs]}
         elif header["mode"] == "function":
             pid, parts = spawn(server, limits, _work_directory(candidate.get("files", {})), "function", code_fd)
@@ -188,7 +189,7 @@ def _verdict(report_bytes: bytes, reason: str, exit_status: int | None, nonce: s
     else why there is none."""
     if reason == "timeout":
         return {"status": JobStatus.TIMEOUT, "tests": [], "error": "the job ran past its time limit"}
-    if reason == "exited":
+    if reason == "exited" and exit_status is not None:
         code = os.waitstatus_to_exitcode(exit_status)
         if oom_kills() > oom_before:
             return {"status": JobStatus.MEMORY, "tests": [], "error": "the job ran out of memory (the grader was OOM-killed)"}

@@ -7,6 +7,7 @@ import json
 import os
 import socket
 import struct
+from collections.abc import Sequence
 
 MESSAGE = struct.Struct(">QQ")
 
@@ -32,7 +33,7 @@ def recv_message(sock: socket.socket):
     return json.loads(bytes(view[:meta_size])), bytes(view[meta_size:]), fds
 
 
-def send_message(sock: socket.socket, meta: dict, fds: list = ()) -> None:
+def send_message(sock: socket.socket, meta: dict, fds: Sequence[int] = ()) -> None:
     """Send one message of JSON ``meta``, no payload and the descriptors ``fds`` (see
     :func:`recv_message`)."""
     body = json.dumps(meta, ensure_ascii=True, allow_nan=False).encode()

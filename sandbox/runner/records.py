@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import socket
 import struct
+from collections.abc import Sequence
 
 from rlenv.sandbox.runner.faults import SandboxFault
 
@@ -20,7 +21,7 @@ CANDIDATE_JOB = struct.Struct("=?qqqq")
 MAX_WORKDIR = 4096
 
 
-def send_record(sock: socket.socket, record: bytes, fds: list = ()) -> None:
+def send_record(sock: socket.socket, record: bytes, fds: Sequence[int] = ()) -> None:
     """Send one record with descriptors ``fds`` on a ``SOCK_SEQPACKET`` socket."""
     sock.sendmsg([record], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, struct.pack(f"={len(fds)}i", *fds))] if fds else [])
 

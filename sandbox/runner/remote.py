@@ -7,6 +7,7 @@ from __future__ import annotations
 import builtins
 import json
 import math
+from typing import NoReturn
 
 from rlenv.sandbox.protocol import TestStatus, decode_value, encode_value
 from rlenv.sandbox.runner.child import Child
@@ -16,7 +17,7 @@ class CandidateFault(BaseException):
     """The candidate process stopped answering (timeout, exit, output cap, malformed reply).
     A BaseException, so that ``except Exception`` in test code does not hide it."""
 
-    def __init__(self, status: str, message: str):
+    def __init__(self, status: TestStatus, message: str):
         super().__init__(message)
         self.status = status
 
@@ -82,7 +83,7 @@ class RemoteCandidate:
         self.child = child
         self.deadline = math.inf
         self.test_index = -1
-        self.fault: str | None = None
+        self.fault: TestStatus | None = None
         self.fault_message = ""
         self.fault_test = -1
         self.memory_test = -1
@@ -90,7 +91,7 @@ class RemoteCandidate:
         #: The candidate left: its process exited, or it raised SystemExit / KeyboardInterrupt.
         self.exited = False
 
-    def fail(self, status: TestStatus, message: str):
+    def fail(self, status: TestStatus, message: str) -> NoReturn:
         self.fault, self.fault_message, self.fault_test = status, message, self.test_index
         self.child.kill()
         raise CandidateFault(status, message)

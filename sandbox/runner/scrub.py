@@ -9,6 +9,7 @@ import errno
 import os
 import signal
 import time
+from typing import Any
 
 from rlenv.sandbox.runner.confinement import JOB_UID, become, install_fds
 from rlenv.sandbox.runner.procfs import read_small
@@ -23,7 +24,7 @@ SHMEM_SLACK = 4 << 20
 def kernel_held() -> dict:
     """What the container's kernel holds outside every process: blocks and inodes in use on each
     scrubbed tmpfs, unix sockets, and the shared memory charged to the container's cgroup."""
-    state = {}
+    state: dict[str, Any] = {}
     for root in SCRUB_DIRS[:2]:
         try:
             stat = os.statvfs(root)

@@ -42,7 +42,7 @@ def seccomp_program(machine: str) -> _SockFprog:
     for i, number in enumerate(numbers):
         code.append((0x15, deny - (5 + i) - 1, 0, number))
     code += [(0x06, 0, 0, _SECCOMP_ALLOW), (0x06, 0, 0, _SECCOMP_EPERM)]
-    program = (_SockFilter * len(code))(*code)
+    program = (_SockFilter * len(code))(*[_SockFilter(*instruction) for instruction in code])
     return _SockFprog(len(code), ctypes.cast(program, ctypes.POINTER(_SockFilter)))
 
 
@@ -76,5 +76,5 @@ def candidate_filter(machine: str) -> _SockFprog:
     for i, number in enumerate(others):
         code.append((0x15, deny - (5 + i) - 1, 0, number))
     code += [(0x06, 0, 0, _SECCOMP_ALLOW), (0x06, 0, 0, _SECCOMP_EPERM)]
-    program = (_SockFilter * len(code))(*code)
+    program = (_SockFilter * len(code))(*[_SockFilter(*instruction) for instruction in code])
     return _SockFprog(len(code), ctypes.cast(program, ctypes.POINTER(_SockFilter)))
