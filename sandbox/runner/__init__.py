@@ -48,3 +48,46 @@ one standard-library script the container runs (:func:`rlenv.sandbox.assembly.ru
 * :mod:`~rlenv.sandbox.runner.grader`: the grader process, and the runner's handle on it;
 * :mod:`~rlenv.sandbox.runner.main`: the main loop, PID 1.
 """
+
+from __future__ import annotations
+
+import importlib
+import warnings
+from typing import Any
+
+#: The public names of the runner from when it was one module, by the module that holds each now:
+#: reading one from this package still works, with a DeprecationWarning, for one release. (``main``
+#: and ``scrub`` now name modules: the functions are ``main.main`` and ``scrub.scrub``.) The
+#: container's script holds only this package's docstring (see :mod:`rlenv.sandbox.assembly`).
+_MOVED = {
+    "rlenv.sandbox.protocol": ("JobStatus", "TestStatus", "compare_output", "decode_value", "encode_value",
+                               "read_exact", "read_frame_length"),
+    "rlenv.sandbox.runner.candidate": ("child_setup", "function_main", "program_main", "run_candidate"),
+    "rlenv.sandbox.runner.child": ("Child",),
+    "rlenv.sandbox.runner.confinement": ("CANDIDATE_RLIMITS", "GRADER_UID", "JOB_UID", "become", "candidate_rlimits",
+                                         "own_state"),
+    "rlenv.sandbox.runner.faults": ("EXIT_MEMORY", "EXIT_SETUP", "SandboxFault"),
+    "rlenv.sandbox.runner.forkserver": ("ForkServer", "code_file", "fork_server_loop", "set_up", "spawn"),
+    "rlenv.sandbox.runner.grader": ("BINDABLE_MODULES", "GRADER_MAX_RSS_KB", "Grader", "grade_function",
+                                    "grade_program", "grader_loop", "job_status", "names_used"),
+    "rlenv.sandbox.runner.main": ("GRADER_JOBS", "PRELOAD", "RUNNER_VERSION", "WORK_ROOT", "helpers", "run_job"),
+    "rlenv.sandbox.runner.messages": ("recv_message", "send_message", "serve"),
+    "rlenv.sandbox.runner.procfs": ("oom_kills",),
+    "rlenv.sandbox.runner.records": ("recv_record", "send_record"),
+    "rlenv.sandbox.runner.remote": ("CandidateExit", "CandidateFault", "GraderTimeout", "RemoteCandidate",
+                                    "RemoteError", "RemoteObject"),
+    "rlenv.sandbox.runner.scrub": ("SCRUB_DIRS", "SHMEM_SLACK", "drift", "empty_directory", "host_gone",
+                                   "kernel_held", "sweep"),
+    "rlenv.sandbox.runner.seccomp": ("CANDIDATE_DENIED", "DENIED_SYSCALLS", "candidate_filter", "install_seccomp",
+                                     "seccomp_program"),
+}
+_NEW_MODULE = {name: module for module, names in _MOVED.items() for name in names}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _NEW_MODULE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module = _NEW_MODULE[name]
+    warnings.warn(f"{__name__}.{name} is deprecated and will be removed in the next release: use {module}.{name}",
+                  DeprecationWarning, stacklevel=2)
+    return getattr(importlib.import_module(module), name)
