@@ -15,6 +15,7 @@ import socket
 import sys
 import traceback
 import types
+from typing import Any
 
 from rlenv.sandbox.protocol import decode_value, encode_value
 from rlenv.sandbox.runner.confinement import CANDIDATE_RLIMITS, JOB_UID, become, install_fds, set_limit
@@ -126,11 +127,11 @@ def function_main(code: str) -> None:
         while view:
             view = view[os.write(4, view):]
 
-    def ref_of(value):
+    def ref_of(value: object) -> str:
         handles.append(value)
         return f"h:{len(handles) - 1}"
 
-    def resolve(ref: str, _type: str):
+    def resolve(ref: str, _type: str) -> Any:
         space, _, key = ref.partition(":")
         if space == "h":
             return handles[int(key)]

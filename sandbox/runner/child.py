@@ -7,6 +7,7 @@ import os
 import select
 import signal
 import time
+from collections.abc import Callable
 
 from rlenv.sandbox.runner.faults import EXIT_MEMORY
 from rlenv.sandbox.runner.procfs import oom_kills
@@ -28,9 +29,10 @@ class Child:
     caller waits for happens.
     """
 
-    def __init__(self, pid: int, pidfd: int, out_fd: int, err_fd: int, cap: int, exit_status, oom_before: int,
+    def __init__(self, pid: int, pidfd: int, out_fd: int, err_fd: int, cap: int,
+                 exit_status: Callable[[int], int] | None, oom_before: int,
                  in_fd: int | None = None, in_data: bytes = b"", request_fd: int | None = None,
-                 reply_fd: int | None = None, host_fd: int | None = None):
+                 reply_fd: int | None = None, host_fd: int | None = None) -> None:
         self.pid, self.pidfd, self.cap, self.exit_status = pid, pidfd, cap, exit_status
         self.out_fd, self.err_fd = out_fd, err_fd
         self.streams = {out_fd: bytearray(), err_fd: bytearray()}

@@ -15,7 +15,8 @@ import select
 import signal
 import socket
 import time
-from typing import Any
+from types import CodeType, FrameType
+from typing import Any, NoReturn
 
 from rlenv.sandbox.protocol import JobStatus, TestStatus, compare_output
 from rlenv.sandbox.runner.child import HANG_UP, POLL_IN, Child, output_text
@@ -30,7 +31,7 @@ from rlenv.sandbox.runner.scrub import host_gone
 GRADER_MAX_RSS_KB = 192 << 10
 
 
-def _alarm(signum, frame):
+def _alarm(signum: int, frame: FrameType | None) -> NoReturn:
     raise GraderTimeout("the grader's work on this test ran past the time limit")
 
 
@@ -101,7 +102,7 @@ def _run_function(child: Child, grader: dict, job_deadline: float, test_timeout:
             "candidate_exited": rpc.exited}
 
 
-def _run_test(i: int, code_object, namespace: dict, rpc: RemoteCandidate, job_deadline: float,
+def _run_test(i: int, code_object: CodeType, namespace: dict, rpc: RemoteCandidate, job_deadline: float,
               test_timeout: float) -> dict:
     """Run test snippet ``i`` in the grader; returns its result fields."""
     if rpc.fault:
@@ -297,7 +298,7 @@ class Grader:
         os.close(self.pidfd)
         self.sock, self.pid, self.pidfd = None, 0, -1
 
-    def exchange(self, meta: dict, payload, fds: list, deadline: float):
+    def exchange(self, meta: dict, payload: bytearray, fds: list, deadline: float) -> tuple[bytes, str, int | None]:
         """Send one job, wait for its report; returns ``(report_bytes, reason, exit_status)``.
 
         reason: ``"ok"``, ``"timeout"`` (no report by ``deadline``) or ``"exited"`` (the
@@ -314,7 +315,7 @@ class Grader:
         finally:
             message[:] = bytes(len(message))
 
-    def _exchange(self, message: memoryview, fds: list, deadline: float):
+    def _exchange(self, message: memoryview, fds: list, deadline: float) -> tuple[bytes, str, int | None]:
         sock = self.sock
         if sock is None:
             raise SandboxFault("the grader was not started")

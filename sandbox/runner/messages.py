@@ -7,12 +7,13 @@ import json
 import os
 import socket
 import struct
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 MESSAGE = struct.Struct(">QQ")
 
 
-def recv_message(sock: socket.socket):
+def recv_message(sock: socket.socket) -> tuple[Any, bytes, list[int]] | None:
     """Blocking receive of one message: ``(meta, payload, fds)``, or None at end of stream."""
     head, fds, _flags, _addr = socket.recv_fds(sock, MESSAGE.size, 8)
     if not head:
@@ -43,7 +44,7 @@ def send_message(sock: socket.socket, meta: dict, fds: Sequence[int] = ()) -> No
         sock.sendall(data[sent:])
 
 
-def serve(sock: socket.socket, answer) -> None:
+def serve(sock: socket.socket, answer: Callable[[Any, bytes, list[int]], dict]) -> None:
     """Answer each message on ``sock`` with ``answer(meta, payload, fds)`` (JSON-ready), the
     message's descriptors closed once it returns; exit at the end of the stream."""
     while True:

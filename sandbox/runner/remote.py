@@ -7,7 +7,8 @@ from __future__ import annotations
 import builtins
 import json
 import math
-from typing import NoReturn
+from collections.abc import Iterator
+from typing import Any, NoReturn
 
 from rlenv.sandbox.protocol import TestStatus, decode_value, encode_value
 from rlenv.sandbox.runner.child import Child
@@ -46,18 +47,18 @@ class RemoteObject:
         object.__setattr__(self, "_ref", ref)
         object.__setattr__(self, "_label", label)
 
-    def _ask(self, op: str, **fields):
+    def _ask(self, op: str, **fields: Any) -> Any:
         return self._rpc.request(op, self._ref, fields)
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self._ask("call", args=list(args), kwargs=[[k, v] for k, v in kwargs.items()])
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> Any:
         if name.startswith("__") and name.endswith("__"):
             raise AttributeError(name)
         return self._ask("getattr", name=name)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Any]:
         return iter(self._ask("iter"))
 
     def __len__(self) -> int:
@@ -66,7 +67,7 @@ class RemoteObject:
             raise TypeError("len() of a candidate object did not return an int")
         return value
 
-    def __getitem__(self, key):
+    def __getitem__(self, key: Any) -> Any:
         return self._ask("getitem", key=key)
 
     def __bool__(self) -> bool:
@@ -120,7 +121,7 @@ class RemoteCandidate:
         except (ValueError, RecursionError) as exc:
             self.fail(TestStatus.FAILED, f"malformed reply from the candidate process: {exc}"[:300])
 
-    def request(self, op: str, ref: str, fields: dict):
+    def request(self, op: str, ref: str, fields: dict) -> Any:
         message = {"op": op, "ref": ref}
         for key, value in fields.items():
             message[key] = encode_value(value, self._ref_of)
@@ -137,7 +138,7 @@ class RemoteCandidate:
                 self.fail(TestStatus.FAILED, f"malformed value from the candidate process: {exc}"[:300])
         raise self._exception(reply)
 
-    def _ref_of(self, value):
+    def _ref_of(self, value: object) -> str | None:
         return value._ref if type(value) is RemoteObject and value._rpc is self else None
 
     def _remote(self, ref: str, type_name: str) -> RemoteObject:
