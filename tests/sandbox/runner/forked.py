@@ -18,15 +18,20 @@ from rlenv.sandbox.runner.records import CANDIDATE_JOB, send_record
 LIMITS = {"max_open_files": 32, "max_file_bytes": 1 << 20, "timeout_s": 5, "memory_mb": 512}
 
 
-def in_child(body: Callable[[], object]) -> int:
-    """Run ``body()`` in a forked child; its exit code (99 when ``body`` returned or raised)."""
+def fork_running(body: Callable[[], object]) -> int:
+    """Fork a child that runs ``body()`` and hard-exits (99 when ``body`` returned or raised); its pid."""
     pid = os.fork()
     if pid == 0:
         try:
             body()
         finally:
             os._exit(99)
-    return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+    return pid
+
+
+def in_child(body: Callable[[], object]) -> int:
+    """Run ``body()`` in a forked child; its exit code (99 when ``body`` returned or raised)."""
+    return os.waitstatus_to_exitcode(os.waitpid(fork_running(body), 0)[1])
 
 
 def captured_child(body: Callable[[], object]) -> tuple[int, bytes, bytes]:
@@ -67,14 +72,13 @@ def start_candidate(workdir: str, program: bool, code: str, passed: list[int]) -
     mode or function mode, :data:`LIMITS`, ``workdir``, then the descriptors ``passed`` (closed
     here), the code file and the ready pipe. Returns ``(pid, read end of the ready pipe)``."""
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-    pid = os.fork()
-    if pid == 0:
-        try:
-            ours.close()
-            standard_streams()
-            run_candidate(theirs)
-        finally:
-            os._exit(99)
+
+    def candidate() -> None:
+        ours.close()
+        standard_streams()
+        run_candidate(theirs)
+
+    pid = fork_running(candidate)
     theirs.close()
     ready_r, ready_w = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
     code_fd = code_file(code)

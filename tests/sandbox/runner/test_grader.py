@@ -12,7 +12,7 @@ import pytest
 
 from rlenv.sandbox.runner.grader import grade_program, grader_loop, job_status, names_used
 from rlenv.sandbox.runner.messages import MESSAGE, recv_message
-from tests.sandbox.runner.forked import start_candidate
+from tests.sandbox.runner.forked import fork_running, start_candidate
 
 COMPARE = {"mode": "tokens", "rel_tol": 1e-6, "abs_tol": 0.0}
 
@@ -52,13 +52,7 @@ def test_grade_program_refuses_runs_and_expected_outputs_that_do_not_pair_up():
 def grader():
     """A grader process (forked, running :func:`grader_loop`) and our end of its socket."""
     ours, theirs = socket.socketpair()
-    pid = os.fork()
-    if pid == 0:
-        try:
-            ours.close()
-            grader_loop(theirs)
-        finally:
-            os._exit(99)
+    pid = fork_running(lambda: (ours.close(), grader_loop(theirs)))
     theirs.close()
     yield ours
     ours.close()

@@ -5,6 +5,7 @@ import os
 import socket
 
 from rlenv.sandbox.runner.messages import MESSAGE, recv_message, send_message, serve
+from tests.sandbox.runner.forked import fork_running
 
 
 def test_a_message_round_trips_with_its_descriptors():
@@ -26,13 +27,7 @@ def test_a_job_message_arriving_in_pieces_is_read_whole():
     ours, theirs = socket.socketpair()
     meta, payload = json.dumps({"mode": "program"}).encode(), b'{"expected": ["1"]}' * 1000
     message = MESSAGE.pack(len(meta), len(payload)) + meta + payload
-    pid = os.fork()
-    if pid == 0:
-        try:
-            for start in range(0, len(message), 7):
-                ours.send(message[start:start + 7])
-        finally:
-            os._exit(0)
+    pid = fork_running(lambda: [ours.send(message[start:start + 7]) for start in range(0, len(message), 7)])
     received = recv_message(theirs)
     os.waitpid(pid, 0)
     assert received == ({"mode": "program"}, payload, [])
@@ -48,12 +43,7 @@ def test_serve_answers_each_message_and_exits_at_the_end_of_the_stream():
         ours.close()
         serve(theirs, lambda meta, payload, fds: {"echo": meta["n"], "payload": payload.decode(), "fds": len(fds)})
 
-    pid = os.fork()
-    if pid == 0:
-        try:
-            body()
-        finally:
-            os._exit(99)
+    pid = fork_running(body)
     theirs.close()
     replies = []
     for n in range(3):
@@ -61,5 +51,5 @@ def test_serve_answers_each_message_and_exits_at_the_end_of_the_stream():
         ours.sendall(MESSAGE.pack(len(meta), 2) + meta + b"hi")
         replies.append(recv_message(ours))
     ours.close()
-    assert os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0
+    assert os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0  # serve exits at the end of its stream
     assert [reply[0] for reply in replies] == [{"echo": n, "payload": "hi", "fds": 0} for n in range(3)]
