@@ -24,7 +24,7 @@ from rlenv.sandbox.runner.records import CANDIDATE_JOB, MAX_WORKDIR, recv_record
 
 
 def _read_code(fd: int) -> str:
-    """The code in the sealed file at ``fd`` (see :func:`code_file`); closes ``fd``."""
+    """The code in the sealed file at ``fd`` (see :func:`~rlenv.sandbox.runner.forkserver.code_file`); closes ``fd``."""
     size, chunks, got = os.fstat(fd).st_size, [], 0
     while got < size:
         chunk = os.pread(fd, size - got, got)
@@ -46,7 +46,8 @@ def _flush_and_exit(code: int) -> None:
 
 
 def _report_setup_failure() -> None:
-    """Exit with :data:`EXIT_SETUP`, the traceback on fd 2 (the job's stderr once it is set up)."""
+    """Exit with :data:`~rlenv.sandbox.runner.faults.EXIT_SETUP`, the traceback on fd 2 (the job's stderr
+    once it is set up)."""
     try:
         os.write(2, traceback.format_exc().encode()[-4000:])
     finally:
@@ -55,11 +56,11 @@ def _report_setup_failure() -> None:
 
 def child_setup(rlimits: tuple, workdir: str, fds: dict) -> str:
     """Turn a freshly forked process into a candidate process: own session, exactly ``fds``,
-    default signals, the work directory, ``rlimits`` (values of :data:`CANDIDATE_RLIMITS`,
-    in order), first in line for the OOM killer, the job user
-    with no capabilities (the seccomp filters, no core dumps and ``sys.argv`` come from
-    :func:`main` and the fork server). Returns the job's code, read from the descriptor just
-    below the last one (see :func:`spawn`)."""
+    default signals, the work directory, ``rlimits`` (values of
+    :data:`~rlenv.sandbox.runner.confinement.CANDIDATE_RLIMITS`, in order), first in line for the OOM
+    killer, the job user with no capabilities (the seccomp filters, no core dumps and ``sys.argv``
+    come from :func:`~rlenv.sandbox.runner.main.main` and the fork server). Returns the job's code,
+    read from the descriptor just below the last one (see :func:`~rlenv.sandbox.runner.forkserver.spawn`)."""
     gc.freeze()  # the job's collections never traverse (and copy) the objects it inherited
     os.setsid()
     install_fds(fds)
@@ -175,9 +176,10 @@ def function_main(code: str) -> None:
 
 
 def run_candidate(sock: socket.socket) -> None:
-    """Body of a candidate process: wait on ``sock`` for the job (a :data:`CANDIDATE_JOB`
-    record, the work directory and descriptors: see :func:`spawn`), :func:`child_setup`, then
-    the program or the function server. Never returns: whatever escapes the candidate's code
+    """Body of a candidate process: wait on ``sock`` for the job (a
+    :data:`~rlenv.sandbox.runner.records.CANDIDATE_JOB` record, the work directory and descriptors: see
+    :func:`~rlenv.sandbox.runner.forkserver.spawn`), :func:`child_setup`, then the program or the
+    function server. Never returns: whatever escapes the candidate's code
     ends the process, so no code of the fork server ever runs as the candidate."""
     try:
         job, fds = recv_record(sock, CANDIDATE_JOB.size + MAX_WORKDIR, 8)

@@ -59,7 +59,8 @@ def become(uid: int, keep_caps: int = 0) -> None:
         LIBC.prctl(8, 0, 0, 0, 0)
 
 
-#: The resource limits of a candidate process, in the order of a :data:`CANDIDATE_JOB` record.
+#: The resource limits of a candidate process, in the order of a
+#: :data:`~rlenv.sandbox.runner.records.CANDIDATE_JOB` record.
 CANDIDATE_RLIMITS = (resource.RLIMIT_NOFILE, resource.RLIMIT_FSIZE, resource.RLIMIT_CPU, resource.RLIMIT_AS)
 
 

@@ -38,7 +38,8 @@ def code_file(code: str) -> int:
 def spawn(server: ForkServer, limits: dict, workdir: str, mode: str, code_fd: int) -> tuple[int, dict]:
     """Have the fork server fork a candidate process that runs the code in ``code_fd`` (see
     :func:`code_file`) in ``mode`` (``"program"``: stdin a pipe; ``"function"``: stdin
-    /dev/null, a request pipe on fd 3 and a reply pipe on fd 4), after :func:`child_setup`.
+    /dev/null, a request pipe on fd 3 and a reply pipe on fd 4), after
+    :func:`~rlenv.sandbox.runner.candidate.child_setup`.
 
     Returns ``(pid, fds)`` with the runner's ends: ``out``, ``err``, ``in`` (or None),
     ``request``, ``reply`` (or None), ``pidfd`` and ``ready`` (see :func:`set_up`).
@@ -124,7 +125,7 @@ class ForkServer:
     """The runner's handle on the fork server, a process it forks before its first job (when it
     holds no job's data yet) and from which every candidate process is forked (see
     :func:`fork_server_loop`). It keeps the runner's user and the capabilities to make the job
-    user, and adds :func:`candidate_filter` to its seccomp filters. It is the parent of the
+    user, and adds :func:`~rlenv.sandbox.runner.seccomp.candidate_filter` to its seccomp filters. It is the parent of the
     candidate processes: their wait statuses come from it (kept here until asked for).
 
     A spare candidate process is asked for as soon as the last one got its job, so the next one
@@ -203,8 +204,8 @@ class ForkServer:
 
     def fork(self, job: bytes, fds: list) -> tuple[int, int]:
         """``(pid, pidfd)`` of a candidate process that got ``job`` and ``fds`` (see
-        :func:`run_candidate`): the spare one (one forked now if its fork had failed); then the
-        next spare is asked for."""
+        :func:`~rlenv.sandbox.runner.candidate.run_candidate`): the spare one (one forked now if its fork
+        had failed); then the next spare is asked for."""
         if self.spare_pid() is None:
             self.ask()
             self.spare_pid()

@@ -16,7 +16,8 @@ from rlenv.sandbox.runner.faults import SandboxFault
 FORK_ANSWER = struct.Struct("=Bqq")
 FORKED, FORK_FAILED, EXITED = 1, 2, 3
 #: A spare candidate process's job: program mode (else function mode), then the values of
-#: :data:`CANDIDATE_RLIMITS`; the work directory's path follows (at most :data:`MAX_WORKDIR` bytes).
+#: :data:`~rlenv.sandbox.runner.confinement.CANDIDATE_RLIMITS`; the work directory's path follows (at
+#: most :data:`MAX_WORKDIR` bytes).
 CANDIDATE_JOB = struct.Struct("=?qqqq")
 MAX_WORKDIR = 4096
 
