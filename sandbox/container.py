@@ -26,8 +26,10 @@ import socket
 import struct
 import threading
 import time
+import warnings
 from typing import Any
 
+from rlenv.sandbox import assembly
 from rlenv.sandbox.assembly import runner_source
 from rlenv.sandbox.build import default_image
 from rlenv.sandbox.errors import SandboxError
@@ -49,6 +51,21 @@ RUNNER_CAPABILITIES = ("CHOWN", "DAC_OVERRIDE", "FOWNER", "KILL", "SETGID", "SET
 #: life, and every job's fork would copy it. The file name is the one a runner traceback shows
 #: (the red-team suite looks for it in what candidates print).
 RUNNER_BOOTSTRAP = "import sys; exec(compile(sys.argv.pop(1), 'sandbox/runner.py', 'exec'))"
+
+
+def assemble_runner(runner: str, protocol: str) -> str:
+    """Deprecated (for one release): the script of a runner that was one module, ``runner``, with the
+    protocol's text ``protocol``; use :func:`rlenv.sandbox.assembly.assemble_runner`."""
+    warnings.warn("rlenv.sandbox.container.assemble_runner is deprecated and will be removed in the next release: "
+                  "use rlenv.sandbox.assembly.assemble_runner", DeprecationWarning, stacklevel=2)
+    texts = {"runner.py": runner, "protocol.py": protocol}
+
+    def read(path: str) -> str:
+        if path not in texts:
+            raise FileNotFoundError(path)
+        return texts[path]
+
+    return assembly.assemble_runner(read, entry=assembly.RUNNER_PACKAGE)
 
 
 def runner_command() -> list[str]:

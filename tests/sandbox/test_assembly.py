@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from rlenv.sandbox import container
 from rlenv.sandbox.assembly import RUNNER_PACKAGE, AssemblyError, assemble_runner, runner_source
 
 SANDBOX = Path(__file__).resolve().parents[2] / "sandbox"
@@ -79,6 +80,8 @@ def test_a_runner_from_before_the_split_assembles_from_its_one_module():
         assemble_runner(reader(files))
     source = assemble_runner(reader(files), entry=RUNNER_PACKAGE)
     assert source.startswith('"""Old runner."""') and source.index("STATUS =") < source.index("X = STATUS")
+    with pytest.warns(DeprecationWarning, match="use rlenv.sandbox.assembly.assemble_runner"):
+        assert container.assemble_runner(files["runner.py"], files["protocol.py"]) == source
 
 
 @pytest.mark.parametrize(("change", "message"), [
