@@ -24,7 +24,16 @@ import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from rlenv.sandbox import ContainerSpec, IOCase, JobStatus, Limits, ProgramJob, SandboxPool, container  # noqa: E402
+from rlenv.sandbox import (  # noqa: E402
+    ContainerSpec,
+    IOCase,
+    JobStatus,
+    Limits,
+    ProgramJob,
+    SandboxPool,
+    assembly,
+    container,
+)
 
 TRIVIAL = "print(1)"  # checked against the expected output "1" in both methods
 LIMITS = Limits(timeout_s=10, test_timeout_s=5)
@@ -59,10 +68,16 @@ def measure_pool(size: int, spec: ContainerSpec, jobs: int) -> dict:
 def measure_baseline_pool(rev: str, size: int, spec: ContainerSpec, jobs: int) -> dict:
     """:func:`measure_pool` with the runner of git revision ``rev`` in the containers."""
     def show(path: str) -> str:
-        return subprocess.run(["git", "show", f"{rev}:{path}"], check=True, capture_output=True, text=True,
-                              cwd=os.path.dirname(os.path.abspath(__file__))).stdout
+        done = subprocess.run(["git", "show", f"{rev}:sandbox/{path}"], capture_output=True, text=True,
+                              cwd=os.path.dirname(os.path.abspath(__file__)))
+        if done.returncode != 0:
+            raise FileNotFoundError(f"{rev}:sandbox/{path}: {done.stderr.strip()}")
+        return done.stdout
 
-    source = container.assemble_runner(show("sandbox/runner.py"), show("sandbox/protocol.py"))
+    try:
+        source = assembly.assemble_runner(show)
+    except assembly.AssemblyError:  # a revision from before the runner's split: one module
+        source = assembly.assemble_runner(show, entry=assembly.RUNNER_PACKAGE)
     current = container.runner_source
     container.runner_source = lambda: source  # read once per container, at its start
     try:

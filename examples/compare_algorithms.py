@@ -17,7 +17,7 @@ prompts x ``--group-size`` sampled completions, scored by the environment.
 * optional ``trpo`` and ``ppo_klpen`` (:mod:`rlenv.trainers.policy_gradient.trust_region_trainer`).
 
 Held-out pass@1 (16 samples per problem at temperature 1 on ``--eval-problems`` distinct problems;
-:func:`rlenv.disjoint_split` keeps them out of the SFT and training tasks) is measured every
+:func:`rlenv.splits.disjoint_split` keeps them out of the SFT and training tasks) is measured every
 ``--eval-every`` rounds. Prints a Markdown table, and saves it
 (``table.md``), the curves (``compare_algorithms.png``: pass@1 per round) and ``metrics.json``
 under ``--out``.

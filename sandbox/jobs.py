@@ -90,7 +90,7 @@ class ProgramJob:
         code: Python source.
         cases: One run per case; a case with ``expected=None`` passes when the run exits 0.
         compare: How stdout is compared with ``expected``: ``"exact"``, ``"tokens"`` or
-            ``"numeric"`` (see :func:`rlenv.sandbox.runner.compare_output`).
+            ``"numeric"`` (see :func:`rlenv.sandbox.protocol.compare_output`).
         rel_tol, abs_tol: Float tolerances of ``"numeric"``.
         files: Files written into the work directory before the first run (relative path ->
             text or bytes).

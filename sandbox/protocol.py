@@ -7,10 +7,9 @@
   data (:func:`encode_value`, :func:`decode_value`).
 * **Output comparison** of program runs, done in the grader (:func:`compare_output`).
 
-The host imports this module; the container receives one file, the runner's source with this
-module's text in place of its ``from rlenv.sandbox.protocol import ...`` statement (see
-:func:`rlenv.sandbox.container.runner_source`), so the runner still needs nothing but the standard
-library.
+The host imports this module; the container receives one file, the runner's modules with this
+module's text first (see :func:`rlenv.sandbox.assembly.runner_source`), so the runner still needs
+nothing but the standard library.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Give it to any env in place of its verifier and the env works as usual (TRL reward functions,
 verl's ``compute_score``, vector envs, ``rlenv.score``), with the scoring done by the service::
 
-    verifier = rlenv.RemoteVerifier("http://scorer:8000", "rlenv/GSM8K-v0")
+    verifier = rlenv.service.RemoteVerifier("http://scorer:8000", "rlenv/GSM8K-v0")
     env = rlenv.make("rlenv/GSM8K-v0", verifier=verifier)
 
 Each result is the service's verifier result (its ``value``; the local env's reward wrappers

@@ -75,6 +75,16 @@ def test_the_sandbox_imports_nothing_of_rlenv_but_itself_and_the_error_base():
     assert {m: i for m, i in found.items() if i} == {}
 
 
+def test_the_runner_imports_nothing_of_rlenv_but_the_protocol_and_its_own_modules():
+    """The container has no rlenv: the runner's modules are assembled into one script (sandbox/assembly.py)."""
+    runner = {m: imported for m, imported in room_modules("sandbox").items() if within(m, "rlenv.sandbox.runner")}
+    assert len(runner) > 10
+    found = {m: sorted(i for i in imported if within(i, "rlenv") and not within(i, "rlenv.sandbox.runner")
+                       and not within(i, "rlenv.sandbox.protocol"))
+             for m, imported in runner.items()}
+    assert {m: i for m, i in found.items() if i} == {}
+
+
 def test_the_core_never_imports_the_service_the_families_the_trainers_or_the_sandbox():
     others = ("rlenv.service", "rlenv.envs", "rlenv.trainers", "rlenv.sandbox")
     found = {m: sorted(i for i in imported if any(within(i, o) for o in others) and not within(i, m))

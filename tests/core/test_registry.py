@@ -20,7 +20,7 @@ def test_make_passes_overrides_to_the_entry_point(tmp_path):
 
 def test_spec_round_trip_and_make_from_spec():
     spec = rlenv.spec("rlenv/ExactMatch-v0")
-    again = rlenv.EnvSpec.from_json(spec.to_json())
+    again = rlenv.registry.EnvSpec.from_json(spec.to_json())
     assert again == spec
     assert again.make().reset(seed=1)[0] == rlenv.make("rlenv/ExactMatch-v0").reset(seed=1)[0]
 

@@ -1,4 +1,4 @@
-"""Problem-disjoint train / held-out splits (``rlenv.disjoint_split``)."""
+"""Problem-disjoint train / held-out splits (``rlenv.splits.disjoint_split``)."""
 
 import pytest
 

@@ -1,9 +1,8 @@
-"""The pieces of the runner and the job types that need no Docker: value codec, output
-comparison, wire framing, job validation, descriptor set-up of a forked job."""
+"""The pieces of the protocol and the job types that need no Docker: value codec, output
+comparison, wire framing, job validation. The runner's own pieces are tested in tests/sandbox/runner/."""
 
 import json
 import math
-import os
 
 import pytest
 
@@ -11,7 +10,6 @@ from rlenv.sandbox import FunctionJob, IOCase, JobResult, JobStatus, Limits, Pro
 from rlenv.sandbox.container import ContainerSpec, runner_source
 from rlenv.sandbox.jobs import encode_job
 from rlenv.sandbox.protocol import Unencodable, compare_output, decode_value, encode_frame, encode_value
-from rlenv.sandbox.runner import _install_fds, _read_small, job_status
 
 
 def repr_id(value):
@@ -109,12 +107,6 @@ def test_compare_output_rejects_unknown_modes():
         compare_output("a", "a", "fuzzy")
 
 
-def test_job_status_is_the_first_failure():
-    assert job_status([{"status": "passed"}, {"status": "passed"}]) == "ok"
-    assert job_status([{"status": "passed"}, {"status": "memory"}, {"status": "timeout"}]) == "memory"
-    assert job_status([{"status": "passed"}, {"status": "not_run"}]) == "timeout"
-
-
 def test_encode_job_writes_three_frames():
     job = FunctionJob("def f():\n    return 1\n", ["assert f() == 1"], bind={"candidate": "f"})
     data = encode_job(job, "j1")
@@ -181,61 +173,6 @@ def test_job_result_from_report():
     assert result.to_dict()["tests"][1]["status"] == "failed"
     with pytest.raises(ValueError, match="malformed runner report"):
         JobResult.from_report({"status": "great"}, {}, None)
-
-
-def _in_child(body) -> int:
-    """Run ``body()`` in a forked child; its exit code."""
-    pid = os.fork()
-    if pid == 0:
-        try:
-            body()
-        finally:
-            os._exit(99)
-    return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
-
-
-def _is_open(fd: int) -> bool:
-    try:
-        os.fstat(fd)
-    except OSError:
-        return False
-    return True
-
-
-def test_install_fds_swaps_colliding_descriptors_and_closes_the_rest():
-    first_r, first_w = os.pipe()
-    second_r, second_w = os.pipe()
-    extra = os.open(os.devnull, os.O_RDONLY)
-
-    def body():
-        os.dup2(first_w, 4)  # source of target 3 is fd 4, source of target 4 is fd 3: a swap
-        os.dup2(second_w, 3)
-        _install_fds({0: extra, 3: 4, 4: 3})
-        os.write(3, b"to first")
-        os.write(4, b"to second")
-        os._exit(0 if [fd for fd in range(256) if _is_open(fd)] == [0, 3, 4] else 3)
-
-    assert _in_child(body) == 0
-    for fd in (first_w, second_w, extra):
-        os.close(fd)
-    assert os.read(first_r, 100) == b"to first" and os.read(second_r, 100) == b"to second"
-    os.close(first_r)
-    os.close(second_r)
-
-
-def test_read_small_reopens_in_a_forked_process_whose_descriptors_were_replaced(tmp_path):
-    path = tmp_path / "counter"
-    path.write_text("1")
-    assert _read_small(str(path)) == b"1"  # now kept open here
-    path.write_text("2")
-    assert _read_small(str(path)) == b"2"  # read again, not cached
-
-    def body():
-        os.closerange(3, 1 << 20)  # like a helper process's descriptor set-up
-        os.pipe()  # takes the number of the closed descriptor
-        os._exit(0 if _read_small(str(path)) == b"2" else 3)
-
-    assert _in_child(body) == 0
 
 
 # -- standard-library values: tagged, rebuilt by the receiver's own trusted classes

@@ -70,7 +70,7 @@ def test_gsm8k_gold_solutions_are_not_echoes(gsm8k_dir):
 
 
 def test_wrapper_on_a_math_like_env():
-    source = rlenv.DatasetSource([{"id": "janet", "prompt": JANET, "reference": "18"}])
+    source = rlenv.sources.DatasetSource([{"id": "janet", "prompt": JANET, "reference": "18"}])
     env = PromptEcho(rlenv.TextEnv(source, ExactMatchVerifier()), penalty=-0.5)
     env.reset(options={"task_id": "janet"})
     _, reward, *_, info = env.step(JANET)

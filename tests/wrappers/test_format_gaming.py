@@ -68,7 +68,7 @@ class R1FormatVerifier:
 
 
 def test_wrapper_reports_the_paid_format_component():
-    source = rlenv.DatasetSource([{"id": "q", "prompt": "How much does Janet make?", "reference": "18"}])
+    source = rlenv.sources.DatasetSource([{"id": "q", "prompt": "How much does Janet make?", "reference": "18"}])
     env = FormatGaming(rlenv.TextEnv(source, R1FormatVerifier()), penalty=-1.0)
     env.reset()
     _, reward, *_, info = env.step("<think></think><answer></answer>")

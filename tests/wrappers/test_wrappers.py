@@ -28,7 +28,7 @@ class ContainsVerifier:
 def _lenient_env():
     rows = [{"id": "fr", "prompt": "Capital of France?", "reference": "Paris"},
             {"id": "sky", "prompt": "Color of a clear sky?", "reference": "blue"}]
-    return rlenv.TextEnv(rlenv.DatasetSource(rows), ContainsVerifier())
+    return rlenv.TextEnv(rlenv.sources.DatasetSource(rows), ContainsVerifier())
 
 
 def _chain(env):

@@ -126,7 +126,7 @@ def test_verifier_pickles_without_its_pool_and_reports_sandbox_errors(docker_rea
     broken = SandboxPool(1, ContainerSpec(image="rlenv-sandbox:missing-for-test"))
     verifier = CodeVerifier(pool=broken, test_timeout_s=2.0)
     task = Task("t", "p", IOTests((("", "1"),)))
-    failure = rlenv.verify_safely(verifier, task, "print(1)")
+    failure = rlenv.scoring.verify_safely(verifier, task, "print(1)")
     assert failure.status is Status.ERROR and "rlenv sandbox build" in failure.details["error"]
     clone = pickle.loads(pickle.dumps(verifier))
     assert clone.pool is None and clone.test_timeout_s == 2.0 and clone(task, "print(1)").correct
@@ -139,7 +139,7 @@ def test_bad_references_and_settings_are_refused(docker_ready):
         CodeVerifier(reward="best")
     with pytest.raises(TypeError, match="needs task.reference"):
         CodeVerifier()(Task("t", "p", "42"), "print(42)")
-    assert rlenv.verify_safely(CodeVerifier(), Task("t", "p", "42"), "print(42)").status is Status.ERROR
+    assert rlenv.scoring.verify_safely(CodeVerifier(), Task("t", "p", "42"), "print(42)").status is Status.ERROR
 
 
 def test_registered_ids(docker_ready):

@@ -209,7 +209,7 @@ class FixedReport:
 
 
 def test_wrapper_reads_runtime_evidence_and_prompt():
-    source = rlenv.DatasetSource([{"id": "add", "prompt": PROMPT, "reference": "x"}])
+    source = rlenv.sources.DatasetSource([{"id": "add", "prompt": PROMPT, "reference": "x"}])
     env = CodeTampering(rlenv.TextEnv(source, FixedReport()), penalty=-1.0)
     env.reset()
     _, reward, *_, info = env.step("    return a + b  # exit")

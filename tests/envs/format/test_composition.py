@@ -175,13 +175,13 @@ def test_score_batch_exists_only_with_a_batched_leaf_and_matches_per_item_scorin
     assert hasattr(total, "score_batch")
     completions = [r1("0.75"), "0.75", r1("3/4"), "<answer>1</answer>"] * 3
     tasks = [Task("t", "1/2 + 1/4?", reference="0.75")] * len(completions)
-    results = rlenv.score_tasks(total, tasks, completions)
+    results = rlenv.scoring.score_tasks(total, tasks, completions)
     assert batched.batches == [9, 9]  # one batch per AnswerContent leaf, only the 9 answers found
     assert [r.value for r in results] == pytest.approx([1.1, 0.0, 0.0, 0.0] * 3)
     assert [r.to_dict() for r in results] == [total(t, c).to_dict() for t, c in zip(tasks, completions)]
     with_math = WeightedSum({"correct": (math, 1.0), "format": (Gate(ThinkAnswerFormat(), condition=math), 0.1)})
     assert hasattr(with_math, "score_batch")  # the math verifier batches too
-    got = rlenv.score_tasks(with_math, [TASK] * 4, [c for c, _, _ in CASES.values()])
+    got = rlenv.scoring.score_tasks(with_math, [TASK] * 4, [c for c, _, _ in CASES.values()])
     assert [r.value for r in got] == pytest.approx([1.1, 1.0, 0.0, 0.0])
 
 

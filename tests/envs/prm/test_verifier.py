@@ -196,7 +196,7 @@ def test_bad_prm_settings(paths):
         with pytest.raises(ValueError):
             PRMVerifier(paths["token_classification"], **kwargs)
     bad_label = PRMVerifier(paths["token_classification"], positive_label=2)
-    assert rlenv.score_tasks(bad_label, [Task("t", "p")], ["x"])[0].status is Status.ERROR
+    assert rlenv.scoring.score_tasks(bad_label, [Task("t", "p")], ["x"])[0].status is Status.ERROR
 
 
 @pytest.mark.parametrize("completion", ["", "   ", "\n\n"])

@@ -127,7 +127,7 @@ def test_statuses_partial_credit_and_hedging():
     assert not verifier.equivalent(task, f"<answer>{answer}</answer>", "no answer")
     clone = pickle.loads(pickle.dumps(verifier))
     assert clone(task, task.gold_completion).correct and clone.config_json == verifier.config_json
-    assert rlenv.verify_safely(verifier, Task("t", "p", reference="x"), "<answer>1</answer>").status is Status.ERROR
+    assert rlenv.scoring.verify_safely(verifier, Task("t", "p", reference="x"), "<answer>1</answer>").status is Status.ERROR
 
 
 def test_a_scorer_that_raises_on_the_answer_makes_it_incorrect():

@@ -103,7 +103,7 @@ def test_a_recorded_layout_wins_over_the_data_and_loses_to_the_override(tmp_path
     assert RewardModelVerifier(path, conversational=True).layout == "plain"
     record_layout(model.config, "stepwise", step_suffix="\n")
     path = str(save_tiny(model, tok, tmp_path / "prm_recorded"))
-    result = rlenv.score_tasks(RewardModelVerifier(path), [Task("t", "Hi")], ["Hello!"])[0]
+    result = rlenv.scoring.score_tasks(RewardModelVerifier(path), [Task("t", "Hi")], ["Hello!"])[0]
     assert result.status is Status.ERROR and "not a pair layout" in result.details["error"]
     with pytest.raises(ValueError, match="needs a tokenizer with a chat template"):
         pair_ids(tiny_tokenizer(), "Hi", "Hello!", "chat")
@@ -185,7 +185,7 @@ def test_label_selection_on_a_two_output_model(two_label_path):
     assert by_index.value == pytest.approx(logits[0], abs=1e-5)
     for kwargs, message in (({}, "choose one"), ({"label": "harmful"}, "not one of"), ({"label": 5}, "out of range"),
                             ({"label": 0, "score": "sigmoid"}, "single-output")):
-        result = rlenv.score_tasks(RewardModelVerifier(two_label_path, **kwargs), [task], [completion])[0]
+        result = rlenv.scoring.score_tasks(RewardModelVerifier(two_label_path, **kwargs), [task], [completion])[0]
         assert result.status is Status.ERROR and message in result.details["error"]
 
 
