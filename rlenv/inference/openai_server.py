@@ -76,6 +76,10 @@ class OpenAICompleter:
         #: The server answered fewer choices than ``n``: one request per sample from then on.
         self.one_choice_per_request = False
 
+    @property
+    def _retries(self) -> str:
+        return "1 retry" if self.max_retries == 1 else f"{self.max_retries} retries"
+
     def _client(self) -> Any:
         return self.openai.AsyncOpenAI(base_url=self.base_url, api_key=self.api_key, max_retries=self.max_retries,
                                        timeout=self.timeout)
@@ -160,9 +164,9 @@ class OpenAICompleter:
                         f"the server at {self.base_url} rejected a request with HTTP {exc.status_code}: {exc.message} "
                         f"(not retried: every request would be rejected the same way{hint})")
                     return [Completion.failed("rejected")] * n
-                return [Completion.failed(f"HTTP {exc.status_code} after {self.max_retries} retries: {exc.message}")] * n
+                return [Completion.failed(f"HTTP {exc.status_code} after {self._retries}: {exc.message}")] * n
             except self.openai.APIError as exc:  # connection errors, timeouts, undecodable bodies
-                return [Completion.failed(f"{type(exc).__name__} after {self.max_retries} retries: {exc}")] * n
+                return [Completion.failed(f"{type(exc).__name__} after {self._retries}: {exc}")] * n
             except (AttributeError, IndexError, TypeError, ValueError) as exc:  # a malformed answer
                 return [Completion.failed(f"malformed response: {type(exc).__name__}: {exc}")] * n
         if 0 < len(texts) < n:

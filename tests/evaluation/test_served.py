@@ -176,7 +176,7 @@ def test_a_retryable_4xx_is_retried_and_recorded_as_an_error_row(tmp_path, statu
     assert len(server.requests) == 2  # the request and its one retry
     rows = [json.loads(line) for line in (tmp_path / "a" / "results.jsonl").read_text().splitlines()]
     assert {r["status"] for r in rows} == {"error"}
-    assert all(f"HTTP {status} after 1 retries" in r["details"]["error"] for r in rows)
+    assert all(f"HTTP {status} after 1 retry:" in r["details"]["error"] for r in rows)
 
 
 def test_a_run_that_fails_before_producing_anything_leaves_nothing_behind(tmp_path, capsys):
