@@ -24,6 +24,10 @@ class UnknownEnvError(RlenvError, KeyError):
         return str(self.args[0]) if self.args else ""
 
 
+class ModelUnavailableError(RlenvError, ConnectionError):
+    """A model named by its Hub id cannot be loaded: the Hub cannot be reached and it is not cached."""
+
+
 class RequestRejectedError(RlenvError, ValueError):
     """A server refused a request in a way that no retry changes (an HTTP 4xx other than 408/409/429)."""
 

@@ -56,7 +56,8 @@ FLAGS: dict[str, dict[str, str]] = {
     "tis_cap": {"policy_gradient": "tis_cap"},
     "save_every": {"policy_gradient": "save_every"},
     "save_total_limit": {"policy_gradient": "save_total_limit"},
-    "stall_warning_steps": {"policy_gradient": "stall_warning_steps"},
+    "stall_warning_steps": {"policy_gradient": "stall_warning_steps", "self_training": "stall_warning_rounds",
+                            "online_preference": "stall_warning_rounds"},
     "tensorboard": {"policy_gradient": "tensorboard"},
 }
 

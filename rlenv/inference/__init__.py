@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from rlenv.deprecation import moved_names
-from rlenv.errors import check_choice
+from rlenv.errors import ModelUnavailableError, check_choice
 from rlenv.inference.sampling import (
     CHAT_MODES,
     ROLLOUT_BACKENDS,
@@ -49,7 +49,8 @@ def local_model(model: str, flag: str = "--model") -> str:
 
     A path that does not exist raises ``FileNotFoundError`` at once instead of a hub lookup: one
     that is absolute, starts with ``.`` or ``~``, has more than one ``/``, or whose first
-    component is a local directory (``runs/typo`` next to ``runs/``).
+    component is a local directory (``runs/typo`` next to ``runs/``). Any other name is a hub id,
+    checked by :func:`check_hub_model` (one request, not the loaders' retries).
     """
     path = Path(model).expanduser()
     if path.exists():
@@ -62,7 +63,55 @@ def local_model(model: str, flag: str = "--model") -> str:
     parts = Path(model).parts
     if path.is_absolute() or model.startswith((".", "~")) or len(parts) > 2 or (len(parts) == 2 and Path(parts[0]).is_dir()):
         raise FileNotFoundError(f"{flag} {model}: no such directory ({path.resolve()})")
+    check_hub_model(model, flag)
     return model
+
+
+#: Seconds the one request of :func:`check_hub_model` may take.
+HUB_TIMEOUT_S = 10.0
+
+
+def check_hub_model(model: str, flag: str = "--model") -> None:
+    """Check that the hub id ``model`` can be loaded before anything tries to: cached (in the
+    Hugging Face cache), or else known to the Hub, asked once within :data:`HUB_TIMEOUT_S`.
+
+    Raises ``FileNotFoundError`` when the Hub has no such model (a typo, or a private model without
+    a token) or when offline (``HF_HUB_OFFLINE``) with nothing cached, and
+    :class:`~rlenv.errors.ModelUnavailableError` when the Hub cannot be reached: each one line
+    naming ``flag`` and ``model``, instead of a minute of retries and a loader's traceback. A gated
+    model (it needs accepted terms) passes: the loader says what it needs.
+    """
+    from huggingface_hub import constants, model_info, try_to_load_from_cache
+    from huggingface_hub.errors import (
+        GatedRepoError,
+        HfHubHTTPError,
+        HFValidationError,
+        RepositoryNotFoundError,
+    )
+
+    not_local = f"{flag} {model}: no such local directory ({Path(model).resolve()})"
+    try:
+        if isinstance(try_to_load_from_cache(model, "config.json"), str):
+            return
+    except HFValidationError:
+        raise FileNotFoundError(f"{not_local}, and not a Hugging Face Hub id") from None
+    if constants.HF_HUB_OFFLINE:
+        raise FileNotFoundError(f"{not_local}, and not in the Hugging Face cache (HF_HUB_OFFLINE is set)")
+    try:
+        model_info(model, timeout=HUB_TIMEOUT_S)
+    except GatedRepoError:
+        return
+    except RepositoryNotFoundError:
+        raise FileNotFoundError(f"{not_local}, and no model {model!r} on the Hugging Face Hub at "
+                                f"{constants.ENDPOINT} (a typo? a private model needs `hf auth login`)") from None
+    except HfHubHTTPError as exc:
+        raise ModelUnavailableError(f"{not_local}, and the Hugging Face Hub at {constants.ENDPOINT} answered "
+                                    f"{str(exc).splitlines()[0]}") from None
+    except Exception as exc:  # the HTTP client's transport errors: no network, DNS, a closed port
+        raise ModelUnavailableError(
+            f"{not_local}, and the Hugging Face Hub at {constants.ENDPOINT} cannot be reached to download it "
+            f"({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else 'no answer'}): give a local model "
+            "directory, or check the network (HF_ENDPOINT, proxies)") from None
 
 
 def make_completer(backend: str, model: str, sampling: Sampling, chat: str = "auto", **options: Any) -> Any:

@@ -4,7 +4,8 @@ Prompts go to the chat endpoint, text prompts as one user message, so that the s
 the model's chat template (``chat="off"`` sends text prompts to the completions endpoint instead,
 for a base model). The identical observations of one call (the samples of one task) go out as one
 request with ``n`` choices (one prefill; one choice when sampling is greedy), seeded by :func:`request_seed`: the same ``Sampling.seed``
-gives the same samples again. Requests run concurrently up to ``concurrency``; the ``openai``
+gives the same samples again. A server that answers fewer choices than ``n`` (it ignores ``n``) gets
+one request per sample from then on, each with its own seed (a warning says so once). Requests run concurrently up to ``concurrency``; the ``openai``
 client retries connection errors, timeouts, 408/409/429 and 5xx answers with exponential backoff
 (``max_retries``). A request that still fails, or whose answer has no text, becomes
 ``Completion.failed(...)`` (status ``error`` in evaluation); any other 4xx answer would fail the
@@ -72,6 +73,12 @@ class OpenAICompleter:
         self.timeout = timeout
         self._checked = False
         self._rejected: RequestRejectedError | None = None
+        #: The server answered fewer choices than ``n``: one request per sample from then on.
+        self.one_choice_per_request = False
+
+    @property
+    def _retries(self) -> str:
+        return "1 retry" if self.max_retries == 1 else f"{self.max_retries} retries"
 
     def _client(self) -> Any:
         return self.openai.AsyncOpenAI(base_url=self.base_url, api_key=self.api_key, max_retries=self.max_retries,
@@ -112,16 +119,35 @@ class OpenAICompleter:
         return completions
 
     async def _request(self, client: Any, gate: asyncio.Semaphore, observation: Any, n: int) -> list[Completion]:
-        answers = await self._choices(client, gate, observation, 1 if self.sampling.temperature == 0 else n)
-        return answers * n if len(answers) == 1 else answers  # greedy: the n samples are one
+        if self.sampling.temperature == 0:  # greedy: the n samples are one
+            return (await self._choices(client, gate, observation, 1)) * n
+        if not self.one_choice_per_request:
+            answers = await self._choices(client, gate, observation, n)
+            if len(answers) == n:
+                return answers
+        return await self._one_per_request(client, gate, observation, n)
 
-    async def _choices(self, client: Any, gate: asyncio.Semaphore, observation: Any, n: int) -> list[Completion]:
+    async def _one_per_request(self, client: Any, gate: asyncio.Semaphore, observation: Any,
+                               n: int) -> list[Completion]:
+        """The ``n`` samples of ``observation`` as ``n`` requests of one choice, sample ``i`` seeded with
+        :func:`request_seed` of ``[observation, i]``."""
+        answers = await asyncio.gather(*(self._choices(client, gate, observation, 1, sample=i) for i in range(n)))
+        return [answer[0] for answer in answers]
+
+    async def _choices(self, client: Any, gate: asyncio.Semaphore, observation: Any, n: int,
+                       sample: int | None = None) -> list[Completion]:
+        """``n`` choices for ``observation`` in one request, or ``[]`` when the server ignores ``n``
+        (then :attr:`one_choice_per_request` is set, with a warning once: the caller asks per sample).
+        ``sample``: the request is that one sample's (its own seed)."""
         s = self.sampling
+        seed = request_seed(s.seed, observation if sample is None else [observation, sample])
         common = dict(model=self.model, max_tokens=s.max_new_tokens, temperature=s.temperature, top_p=s.top_p,
-                      stop=list(s.stop) or None, n=n, seed=request_seed(s.seed, observation))
+                      stop=list(s.stop) or None, n=n, seed=seed)
         async with gate:
             if self._rejected is not None:  # an earlier request was refused: this one would be too
                 return [Completion.failed("not sent")] * n
+            if n > 1 and self.one_choice_per_request:  # learnt while this request waited
+                return []
             try:
                 if isinstance(observation, str):
                     response = await client.completions.create(prompt=observation, **common)
@@ -138,11 +164,18 @@ class OpenAICompleter:
                         f"the server at {self.base_url} rejected a request with HTTP {exc.status_code}: {exc.message} "
                         f"(not retried: every request would be rejected the same way{hint})")
                     return [Completion.failed("rejected")] * n
-                return [Completion.failed(f"HTTP {exc.status_code} after {self.max_retries} retries: {exc.message}")] * n
+                return [Completion.failed(f"HTTP {exc.status_code} after {self._retries}: {exc.message}")] * n
             except self.openai.APIError as exc:  # connection errors, timeouts, undecodable bodies
-                return [Completion.failed(f"{type(exc).__name__} after {self.max_retries} retries: {exc}")] * n
+                return [Completion.failed(f"{type(exc).__name__} after {self._retries}: {exc}")] * n
             except (AttributeError, IndexError, TypeError, ValueError) as exc:  # a malformed answer
                 return [Completion.failed(f"malformed response: {type(exc).__name__}: {exc}")] * n
+        if 0 < len(texts) < n:
+            if not self.one_choice_per_request:
+                self.one_choice_per_request = True
+                logger.warning("the server at %s answered %d choice(s) to a request for n=%d: it ignores n, so each "
+                               "sample is its own request from now on (one prefill per sample)", self.base_url,
+                               len(texts), n)
+            return []
         if len(texts) != n:
             return [Completion.failed(f"malformed response: asked for n={n} choices, got {len(texts)}")] * n
         return [Completion(text, truncated=reason == "length") if isinstance(text, str) else

@@ -195,7 +195,7 @@ def test_server_failures_become_error_rows_and_nothing_is_lost(tmp_path):
         errors = [r for r in results if r["status"] == "error"]
         assert len(errors) == 2 * (failing + malformed)
         assert all("generation failed" in r["details"]["error"] for r in errors)
-        assert any("HTTP 500 after 1 retries" in r["details"]["error"] for r in errors)
+        assert any("HTTP 500 after 1 retry:" in r["details"]["error"] for r in errors)
         assert any("malformed response" in r["details"]["error"] for r in errors)
         assert {r["status"] for r in results} - {"error"} <= {"correct", "incorrect"}
         assert main(args) == 0  # a rerun scores nothing new and keeps every row

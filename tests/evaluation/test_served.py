@@ -4,7 +4,8 @@
 API): a real FastAPI app served by uvicorn on 127.0.0.1 that records every request (endpoint,
 ``seed``, ``n``) and answers as a seeded sampler would: the same seed gives the same choices, and
 the ``n`` choices of one request differ. It can also reject requests with a 4xx, as vLLM does
-when ``max_tokens`` exceeds the context length.
+when ``max_tokens`` exceeds the context length, or ignore ``n`` (one choice per request), as some
+servers do.
 """
 
 import json
@@ -43,7 +44,8 @@ def _up(url: str) -> bool:
 class RecordingServer:
     """A stand-in for a real OpenAI-compatible server that records ``(endpoint, seed, n)`` per request."""
 
-    def __init__(self, reject: tuple[int, str] | None = None, context_length: int | None = None):
+    def __init__(self, reject: tuple[int, str] | None = None, context_length: int | None = None,
+                 max_choices: int | None = None):
         import uvicorn
         from fastapi import FastAPI, Request
         from fastapi.responses import JSONResponse
@@ -53,7 +55,7 @@ class RecordingServer:
 
         def choices(body: dict, chat: bool) -> list[dict]:
             rng = random.Random(body.get("seed"))  # no seed: a fresh random state per request
-            texts = [f"#### {rng.randint(0, 999)}" for _ in range(body.get("n", 1))]
+            texts = [f"#### {rng.randint(0, 999)}" for _ in range(min(body.get("n", 1), max_choices or 1_000))]
             if chat:
                 return [{"index": i, "message": {"role": "assistant", "content": t}, "finish_reason": "stop"}
                         for i, t in enumerate(texts)]
@@ -129,6 +131,25 @@ def test_default_is_the_chat_endpoint_with_the_seed_and_n_samples_per_request(tm
     assert "chat endpoint" in caplog.text
 
 
+def test_a_server_that_ignores_n_gets_one_request_per_sample_each_with_its_own_seed(tmp_path, caplog):
+    caplog.set_level(logging.WARNING, logger="rlenv")
+    with RecordingServer(max_choices=1) as server:
+        assert _eval(server.url, tmp_path / "a", "--concurrency", "1") == 0
+        first = list(server.requests)
+        assert _eval(server.url, tmp_path / "b") == 0  # concurrent requests this time
+    rows = [json.loads(line) for line in (tmp_path / "a" / "results.jsonl").read_text().splitlines()]
+    assert len(rows) == 20 and {r["status"] for r in rows} != {"error"} and all("error" not in r["details"] for r in rows)
+    # the first task's request asked for n=4 and got one choice; from then on one request per sample
+    assert [r["n"] for r in first] == [4] + [1] * 20
+    assert len({r["seed"] for r in first[1:]}) == 20  # each sample its own seed
+    assert _completions(tmp_path / "a") == _completions(tmp_path / "b")  # same --seed, same samples
+    per_task = {}
+    for task_id, _, completion in _completions(tmp_path / "a"):
+        per_task.setdefault(task_id, set()).add(completion)
+    assert all(len(texts) > 1 for texts in per_task.values())  # the samples of one task differ
+    assert caplog.text.count("it ignores n") == 2  # once per run
+
+
 def test_chat_off_sends_text_prompts_to_the_completions_endpoint(tmp_path):
     with RecordingServer() as server:
         assert _eval(server.url, tmp_path / "a", "--chat", "off", "--seed", "3") == 0
@@ -155,7 +176,7 @@ def test_a_retryable_4xx_is_retried_and_recorded_as_an_error_row(tmp_path, statu
     assert len(server.requests) == 2  # the request and its one retry
     rows = [json.loads(line) for line in (tmp_path / "a" / "results.jsonl").read_text().splitlines()]
     assert {r["status"] for r in rows} == {"error"}
-    assert all(f"HTTP {status} after 1 retries" in r["details"]["error"] for r in rows)
+    assert all(f"HTTP {status} after 1 retry:" in r["details"]["error"] for r in rows)
 
 
 def test_a_run_that_fails_before_producing_anything_leaves_nothing_behind(tmp_path, capsys):

@@ -122,10 +122,16 @@ def test_report_of_two_runs_compares_them_like_rlenv_compare(runs, open_report, 
     assert box is not None and box["x"] + box["width"] <= 1400
     assert page.locator("#tasks thead th").nth(1).inner_text().startswith("Δ pass A−B")
     assert page.locator("#tasks thead th", has_text="hacks").count() == 2  # both runs ran the hedging detector
-    # a task's samples of both runs, side by side
+    # the same sample scored by both runs (same completion), side by side
     page.locator("#tasks tbody tr").first.click()
     page.locator("#samples tbody tr").first.click()
     assert page.locator("#detail .sample-view").count() == 2
+    # a sample whose number-mate in B is another completion: an independent draw, shown alone
+    page.fill("#sample-search", "i do not know")
+    page.select_option("#sample-run", "0")
+    page.locator("#samples tbody tr").first.click()
+    assert page.locator("#detail .sample-view").count() == 1
+    assert "sampled this task independently" in page.inner_text("#detail-independent")
     page.screenshot(path=str(tmp_path / "report-compare.png"), full_page=True)
     assert problems == []
 

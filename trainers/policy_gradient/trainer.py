@@ -48,8 +48,8 @@ from rlenv.trainers.policy_gradient.advantages import overlong_penalty
 from rlenv.trainers.policy_gradient.algorithms import Algorithm, resolve
 from rlenv.trainers.policy_gradient.config import TrainerConfig
 from rlenv.trainers.policy_gradient.critic import ValueHead, ValueModel
-from rlenv.trainers.policy_gradient.stall import StallWarning
 from rlenv.trainers.rollout import EpisodeEnv, FailFast, FailureLog, collect
+from rlenv.trainers.stall import StallWarning
 
 logger = logging.getLogger(__name__)
 

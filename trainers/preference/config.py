@@ -85,6 +85,8 @@ class OnlineDPOConfig(FailurePolicy, RolloutSettings):
         sync_reference_every: Copy the policy into the reference every this many rounds
             (iterative DPO with a moving reference); 0 keeps the initial reference.
         seed: Seeds the env's task draws (round ``r`` uses ``seed + r``) and the pair shuffling.
+        stall_warning_rounds: warn once when this many consecutive rounds had every episode
+            unparsable or every group's rewards equal (no preference pair; 0 = never).
     """
 
     preference: PreferenceConfig = dataclasses.field(default_factory=PreferenceConfig)
@@ -92,6 +94,7 @@ class OnlineDPOConfig(FailurePolicy, RolloutSettings):
     updates_per_round: int = 1
     sync_reference_every: int = 0
     seed: int = 0
+    stall_warning_rounds: int = 3
 
     def __post_init__(self) -> None:
         FailurePolicy.__post_init__(self)
@@ -100,3 +103,5 @@ class OnlineDPOConfig(FailurePolicy, RolloutSettings):
             raise ValueError(f"rounds and updates_per_round must be >= 1, got {self.rounds}, {self.updates_per_round}")
         if self.sync_reference_every < 0:
             raise ValueError(f"sync_reference_every must be >= 0, got {self.sync_reference_every}")
+        if self.stall_warning_rounds < 0:
+            raise ValueError(f"stall_warning_rounds must be >= 0, got {self.stall_warning_rounds}")

@@ -16,6 +16,7 @@ from rlenv.trainers.preference.data import pairs_from_groups
 from rlenv.trainers.preference.offline import PreferenceTrainer
 from rlenv.trainers.rollout import EpisodeEnv, FailFast
 from rlenv.trainers.rounds import RoundCallback, run_rounds, sample_round
+from rlenv.trainers.stall import StallWarning
 
 logger = logging.getLogger(__name__)
 
@@ -48,6 +49,8 @@ class OnlineDPO:
         self.tokenizer = tokenizer
         self.env = env
         self.fail_fast = FailFast(self.config, env)
+        self.stall = StallWarning(self.config.stall_warning_rounds, self.config.preference.lr,
+                                  self.fail_fast.env_name, unit="round")
         self.evaluate = evaluate
         self.log_fn = log_fn
         self.trainer = PreferenceTrainer(policy, self.config.preference, ref_model, log_fn=log_fn)
@@ -60,6 +63,7 @@ class OnlineDPO:
         cfg = self.config
         batch, failures = sample_round(self.env, self.generator, self.tokenizer, cfg.seed + round_index, cfg,
                                        self.fail_fast)
+        self.stall.observe(round_index + 1, batch)
         if len(batch) == 0:
             logger.warning("round %d: every episode's verifier failed, nothing to learn from", round_index)
             return {"round": float(round_index), "samples": 0.0, **failures.metrics()}

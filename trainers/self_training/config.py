@@ -34,6 +34,8 @@ class SelfTrainingConfig(FailurePolicy, RolloutSettings):
             with the weights when ``restart_from_initial``).
         max_grad_norm: Gradient clipping of the SFT steps (None = off).
         seed: Round ``r`` seeds the task draw and sampling with ``seed + r``.
+        stall_warning_rounds: warn once when this many consecutive rounds had every episode
+            unparsable or every group's rewards equal (nothing to prefer; 0 = never).
     """
 
     rounds: int = 5
@@ -51,12 +53,15 @@ class SelfTrainingConfig(FailurePolicy, RolloutSettings):
     weight_decay: float = 0.0
     max_grad_norm: float | None = 1.0
     seed: int = 0
+    stall_warning_rounds: int = 3
 
     def __post_init__(self) -> None:
         FailurePolicy.__post_init__(self)
         RolloutSettings.__post_init__(self)
         if self.rounds < 1:
             raise ValueError(f"rounds must be >= 1, got {self.rounds}")
+        if self.stall_warning_rounds < 0:
+            raise ValueError(f"stall_warning_rounds must be >= 0, got {self.stall_warning_rounds}")
         if self.top_k is not None and self.top_k < 1:
             raise ValueError(f"top_k must be >= 1 or None, got {self.top_k}")
         self.thresholds = tuple(float(t) for t in self.thresholds)

@@ -41,6 +41,7 @@ from rlenv.trainers.finetune import Example, fine_tune, sft_loss_fn
 from rlenv.trainers.rollout import EpisodeEnv, FailFast
 from rlenv.trainers.rounds import RoundCallback, run_rounds, sample_round
 from rlenv.trainers.self_training.config import SelfTrainingConfig
+from rlenv.trainers.stall import StallWarning
 from rlenv.types import Task
 
 
@@ -129,6 +130,7 @@ class SelfTrainer:
         self.env = env
         self.config = config
         self.fail_fast = FailFast(config, env)
+        self.stall = StallWarning(config.stall_warning_rounds, config.lr, self.fail_fast.env_name, unit="round")
         self.evaluate = evaluate
         self.log_fn = log_fn
         self.generator = config.rollout_generator(policy, tokenizer)
@@ -173,6 +175,7 @@ class SelfTrainer:
         cfg = self.config
         batch, failures = sample_round(self.env, self.generator, self.tokenizer, cfg.seed + round_index, cfg,
                                        self.fail_fast)
+        self.stall.observe(round_index + 1, batch)
         if len(batch) == 0:
             logger.warning("round %d: every episode's verifier failed, nothing to learn from", round_index)
             return {"round": float(round_index), "samples": 0.0, **failures.metrics()}

@@ -86,7 +86,7 @@
   // runs with a flagged sample: only they get a hacks column in the task table
   var FLAGGED = {};
   S.forEach(function (row) { if ((row[C.hacks] || []).length) FLAGGED[row[C.run]] = true; });
-  // (run, task, sample number) -> row, to show one sample in every run side by side
+  // (run, task, sample number) -> row, to show the same sample scored by every run side by side
   var SAME = {};
   S.forEach(function (row, i) {
     if (row[C.step] === null && row[C.sample] !== null) SAME[row[C.task] + "/" + row[C.sample] + "/" + row[C.run]] = i;
@@ -550,11 +550,13 @@
     for (var k = 0; k < rows.length; k++) rows[k].classList.toggle("selected", Number(rows[k].getAttribute("data-row")) === i);
     var root = clear(document.getElementById("detail"));
     var row = S[i];
+    // the other runs' sample with this number is the same sample only when its completion is this one
+    // (one samples file scored by each run); otherwise it is an independent draw, no counterpart
     var others = [];
     if (row[C.step] === null && row[C.sample] !== null) {
       RUNS.forEach(function (r, k) {
         var j = SAME[row[C.task] + "/" + row[C.sample] + "/" + k];
-        if (j !== undefined && j !== i) others.push(j);
+        if (j !== undefined && j !== i && S[j][C.completion] === row[C.completion]) others.push(j);
       });
     }
     append(root, el("h2", { text: "Task " + TASK_ID[row[C.task]] + (row[C.sample] !== null ? " · sample " + row[C.sample] : "") + (row[C.step] !== null ? " · step " + row[C.step] : "") }));
@@ -564,7 +566,14 @@
     if (row[C.reference] !== null && row[C.reference] !== undefined) {
       append(root, el("h3", { text: "Reference answer" }), el("pre", { cls: "text", id: "detail-reference", text: row[C.reference] }));
     }
-    if (!others.length) { append(root, sampleView(i)); return; }
+    if (!others.length) {
+      append(root, sampleView(i));
+      if (EVAL_RUNS.length > 1 && row[C.step] === null) {
+        append(root, el("div", { cls: "muted", id: "detail-independent" }, "The other runs sampled this task independently: no sample of theirs is this one's counterpart. ",
+          el("button", { type: "button", cls: "linklike", text: "this task in every run", on: { click: function () { openTaskSamples(row[C.task]); } } })));
+      }
+      return;
+    }
     append(root, el("div", { cls: "pair" }, [i].concat(others).map(sampleView)));
   }
   function promptView(prompt) {

@@ -1,12 +1,15 @@
 """A run that cannot learn says so: one warning, with the numbers, after ``stall_warning_steps`` steps
-in which every episode was unparsable or every group's rewards were equal (no advantage)."""
+(``stall_warning_rounds`` rounds of self-training and online DPO) in which every episode was
+unparsable or every group's rewards were equal (no advantage, nothing to prefer)."""
 
 import logging
 
 import pytest
 
 from rlenv import RewardResult, Status, TextEnv
-from rlenv.trainers import Trainer
+from rlenv.inference import Sampling
+from rlenv.trainers import Trainer, train
+from rlenv.vector import TextVectorEnv
 from tests.trainers.trainer_helpers import MAX_NEW_TOKENS, make_task_env, tiny_policy, training_split
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
@@ -28,14 +31,38 @@ def _warnings(caplog) -> list[str]:
 
 def test_every_episode_unparsable_warns_once_with_the_numbers(caplog):
     caplog.set_level(logging.WARNING, logger="rlenv")
-    base = make_task_env().unwrapped
-    env = TextEnv(base.source, NeverParses(), prompt_template=base.prompt_template)
+    env = _never_parsing_env()
     model, tok = tiny_policy(hidden_size=32)
     Trainer(model, env, "grpo", config=dict(CONFIG, steps=5, stall_warning_steps=2), tokenizer=tok).train()
     (message,) = _warnings(caplog)  # once, not at every step after
     assert "steps 1-2" in message and "8 of 8 episodes were unparsable" in message  # 2 steps of 2 x 2
     assert "4 of 4 groups had equal rewards" in message and "lr=1e-06" in message
     assert "prompt" in message
+
+
+def _never_parsing_env() -> TextEnv:
+    base = make_task_env().unwrapped
+    return TextEnv(base.source, NeverParses(), prompt_template=base.prompt_template)
+
+
+@pytest.mark.parametrize("algorithm", ["raft", "online_dpo"])
+def test_the_round_trainers_warn_once_too(caplog, algorithm):
+    caplog.set_level(logging.WARNING, logger="rlenv")
+    model, tok = tiny_policy(hidden_size=32)
+    env = TextVectorEnv(_never_parsing_env(), num_tasks=2, group_size=2)
+    config = {"rounds": 4, "stall_warning_rounds": 2, "sampling": Sampling(max_new_tokens=MAX_NEW_TOKENS)}
+    train(algorithm, model, tok, env=env, config=config, progress=False)
+    (message,) = _warnings(caplog)  # once, not at every round after
+    assert "rounds 1-2" in message and "8 of 8 episodes were unparsable" in message  # 2 rounds of 2 x 2
+    assert "4 of 4 groups had equal rewards" in message
+
+
+@pytest.mark.parametrize("algorithm", ["raft", "online_dpo"])
+def test_stall_warning_rounds_is_checked(algorithm):
+    model, tok = tiny_policy(hidden_size=32)
+    env = TextVectorEnv(_never_parsing_env(), num_tasks=2, group_size=2)
+    with pytest.raises(ValueError, match="stall_warning_rounds must be >= 0, got -1"):
+        train(algorithm, model, tok, env=env, config={"stall_warning_rounds": -1}, progress=False)
 
 
 def test_a_run_with_a_signal_does_not_warn(caplog):
