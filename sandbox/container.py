@@ -3,7 +3,8 @@
 The container runs ``python3 -I -S -c <runner source>`` as PID 1 with:
 ``--network none``, a read-only root, a ``noexec`` tmpfs at ``/tmp`` (the only writable
 place besides a small ``/dev/shm``), ``--pids-limit``, ``--memory`` = ``--memory-swap``, a CPU
-quota, ``--cap-drop ALL`` but the few capabilities the runner needs to run jobs as another user
+quota, no log driver (what the runner prints reaches the host over the attach stream only,
+never a log file that grows with every job), ``--cap-drop ALL`` but the few capabilities the runner needs to run jobs as another user
 (:data:`RUNNER_CAPABILITIES`), ``no-new-privileges`` and no mounts from the host. The runner
 starts as root only to drop privileges: the grader runs as ``grader_uid`` and every candidate
 process as ``job_uid`` (two unprivileged users, no capabilities, a seccomp filter).
@@ -159,7 +160,8 @@ class ContainerSpec:
         return dict(network_mode="none", read_only=True, tmpfs={"/tmp": self.tmpfs_options, "/dev/shm": self.shm_options},
                     pids_limit=self.pids_limit, mem_limit=f"{self.memory_mb}m", memswap_limit=f"{self.memory_mb}m",
                     nano_cpus=int(self.cpus * 1e9), cap_drop=["ALL"], cap_add=list(RUNNER_CAPABILITIES),
-                    security_opt=["no-new-privileges"], ipc_mode="private", sysctls=self.sysctls, auto_remove=True)
+                    security_opt=["no-new-privileges"], ipc_mode="private", sysctls=self.sysctls, auto_remove=True,
+                    log_config={"type": "none", "config": {}})
 
     def cli_flags(self) -> list[str]:
         """``docker run`` flags for a one-off run of a program (benchmarks): the same hardening,

@@ -80,6 +80,9 @@ def test_containers_run_with_the_hardened_flags(pool, client):
         assert set(host["Tmpfs"]) == {"/tmp", "/dev/shm"} and all("noexec" in o and "nr_inodes" in o for o in host["Tmpfs"].values())
         assert config["User"] == "0:0" and config["StdinOnce"] is True and host["AutoRemove"] is True
         assert config["Labels"][LABEL] == owner_id() and config["Labels"][POOL_LABEL] == pool.pool_id
+        # no log driver: what candidates print reaches the host through the attach stream only, never a
+        # log file on the host's disk that grows with every job of a long training run
+        assert host["LogConfig"]["Type"] == "none"
 
 
 def test_only_the_tmpfs_is_writable(pool):
