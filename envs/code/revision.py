@@ -14,12 +14,10 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
-from rlenv.env import text_env
 from rlenv.envs.code.formats import AssertTests, IOTests
 from rlenv.envs.code.verifier import CodeVerifier
-from rlenv.registry import make
 from rlenv.sources import TaskSource
-from rlenv.tools import Tool, ToolEnv
+from rlenv.tools import Tool, ToolEnv, single_turn_base
 from rlenv.types import Task
 
 RUN_TESTS_SCHEMA = {"type": "function", "function": {
@@ -87,11 +85,13 @@ class CodeRevisionEnv(ToolEnv):
 
 
 def make_code_revision_env(base: str = "rlenv/CodeIO-v0", base_kwargs: Mapping[str, Any] | None = None,
-                           num_visible: int = 1, **kwargs: Any) -> CodeRevisionEnv:
+                           num_visible: int = 1, data_files: Any = None, fields: Mapping[str, str] | None = None,
+                           **kwargs: Any) -> CodeRevisionEnv:
     """Build a code revision env on the tasks and verifier of the code env ``base``
     (``rlenv/CodeIO-v0``, ``rlenv/CodeContests-v0``, ``rlenv/MBPP-v0``; not HumanEval, whose
-    tests are one ``check`` function with nothing to show)."""
-    single = text_env(make(base, **dict(base_kwargs or {})))
+    tests are one ``check`` function with nothing to show). ``data_files`` and ``fields`` (``rlenv
+    eval --data/--field``) go to ``base``."""
+    single = single_turn_base(base, base_kwargs, data_files, fields)
     if not isinstance(single.verifier, CodeVerifier):
         raise TypeError(f"{base!r} is not a code env: its verifier is a {type(single.verifier).__name__}, "
                         "not a CodeVerifier")

@@ -89,10 +89,15 @@ class OpenAICompleter:
         if self.model not in served:
             raise ValueError(f"model {self.model!r} is not served at {self.base_url}; it serves {served}")
 
-    def __call__(self, observations: Sequence[Any]) -> list[Completion]:
-        return asyncio.run(self._generate(chat_observations(observations, self.wrap)))
+    def __call__(self, observations: Sequence[Any], tools: Sequence[dict[str, Any]] | None = None,
+                 ) -> list[Completion]:
+        """One completion per observation. With ``tools`` (OpenAI function schemas), chat requests
+        offer them to the model and the server's structured ``message.tool_calls`` come back in
+        :attr:`Completion.tool_calls <rlenv.types.Completion>` (the server must parse calls:
+        ``vllm serve --enable-auto-tool-choice --tool-call-parser ...``)."""
+        return asyncio.run(self._generate(chat_observations(observations, self.wrap), list(tools or [])))
 
-    async def _generate(self, observations: Sequence[Any]) -> list[Completion]:
+    async def _generate(self, observations: Sequence[Any], tools: list[dict[str, Any]]) -> list[Completion]:
         groups: dict[str, list[int]] = {}  # identical observations: one request with n choices
         for i, observation in enumerate(observations):
             groups.setdefault(json.dumps(observation, sort_keys=True), []).append(i)
@@ -101,7 +106,8 @@ class OpenAICompleter:
                 await self._check_model(client)
                 self._checked = True
             gate = asyncio.Semaphore(self.concurrency)
-            answers = await asyncio.gather(*(self._request(client, gate, observations[positions[0]], len(positions))
+            answers = await asyncio.gather(*(self._request(client, gate, observations[positions[0]], len(positions),
+                                                           tools)
                                              for positions in groups.values()))
         if self._rejected is not None:
             raise self._rejected
@@ -111,11 +117,13 @@ class OpenAICompleter:
                 completions[position] = completion
         return completions
 
-    async def _request(self, client: Any, gate: asyncio.Semaphore, observation: Any, n: int) -> list[Completion]:
-        answers = await self._choices(client, gate, observation, 1 if self.sampling.temperature == 0 else n)
+    async def _request(self, client: Any, gate: asyncio.Semaphore, observation: Any, n: int,
+                       tools: list[dict[str, Any]]) -> list[Completion]:
+        answers = await self._choices(client, gate, observation, 1 if self.sampling.temperature == 0 else n, tools)
         return answers * n if len(answers) == 1 else answers  # greedy: the n samples are one
 
-    async def _choices(self, client: Any, gate: asyncio.Semaphore, observation: Any, n: int) -> list[Completion]:
+    async def _choices(self, client: Any, gate: asyncio.Semaphore, observation: Any, n: int,
+                       tools: list[dict[str, Any]]) -> list[Completion]:
         s = self.sampling
         common = dict(model=self.model, max_tokens=s.max_new_tokens, temperature=s.temperature, top_p=s.top_p,
                       stop=list(s.stop) or None, n=n, seed=request_seed(s.seed, observation))
@@ -125,11 +133,11 @@ class OpenAICompleter:
             try:
                 if isinstance(observation, str):
                     response = await client.completions.create(prompt=observation, **common)
-                    texts = [(c.text, c.finish_reason) for c in sorted(response.choices, key=lambda c: c.index)]
+                    choices = [(c.text, c.finish_reason, None) for c in sorted(response.choices, key=lambda c: c.index)]
                 else:
-                    response = await client.chat.completions.create(messages=observation, **common)
-                    texts = [(c.message.content, c.finish_reason)
-                             for c in sorted(response.choices, key=lambda c: c.index)]
+                    response = await client.chat.completions.create(messages=observation, **common,
+                                                                    **({"tools": tools} if tools else {}))
+                    choices = [_chat_choice(c) for c in sorted(response.choices, key=lambda c: c.index)]
             except self.openai.APIStatusError as exc:
                 if 400 <= exc.status_code < 500 and exc.status_code not in RETRYABLE_4XX:
                     hint = "" if isinstance(observation, str) else \
@@ -143,11 +151,23 @@ class OpenAICompleter:
                 return [Completion.failed(f"{type(exc).__name__} after {self.max_retries} retries: {exc}")] * n
             except (AttributeError, IndexError, TypeError, ValueError) as exc:  # a malformed answer
                 return [Completion.failed(f"malformed response: {type(exc).__name__}: {exc}")] * n
-        if len(texts) != n:
-            return [Completion.failed(f"malformed response: asked for n={n} choices, got {len(texts)}")] * n
-        return [Completion(text, truncated=reason == "length") if isinstance(text, str) else
-                Completion.failed(f"malformed response: the choice has no text ({text!r:.80})")
-                for text, reason in texts]
+        return _completions(choices, n)
+
+
+def _chat_choice(choice: Any) -> tuple[Any, Any, list[dict[str, Any]] | None]:
+    """``(text, finish reason, structured tool calls)`` of a chat choice: a message with tool calls may have no text."""
+    calls = [call.model_dump() for call in choice.message.tool_calls] if choice.message.tool_calls else None
+    text = choice.message.content
+    return ("" if text is None and calls else text), choice.finish_reason, calls
+
+
+def _completions(choices: list[tuple[Any, Any, list[dict[str, Any]] | None]], n: int) -> list[Completion]:
+    """``(text, finish reason, tool calls)`` of each choice as completions; a failure each when the answer is malformed."""
+    if len(choices) != n:
+        return [Completion.failed(f"malformed response: asked for n={n} choices, got {len(choices)}")] * n
+    return [Completion(text, truncated=reason == "length", tool_calls=calls) if isinstance(text, str) else
+            Completion.failed(f"malformed response: the choice has no text ({text!r:.80})")
+            for text, reason, calls in choices]
 
 
 #: Deprecated names (one release).
