@@ -601,7 +601,31 @@
         return el("tr", null, el("td", { text: k }), el("td", { cls: "num", text: typeof comps[k] === "number" ? fmt(comps[k], 4) : JSON.stringify(comps[k]) }));
       }))));
     }
+    if (row[C.episode]) append(box, episodeView(row[C.episode]));
     if (details && typeof details === "object") append(box, detailsView(details));
+    return box;
+  }
+  function episodeView(episode) {
+    // a multi-turn episode: its tool metrics, then every turn after the prompt (calls, results, errors)
+    var box = el("div", { cls: "episode" }, el("h3", { text: "Episode: " + episode.turns + " turn" + (episode.turns === 1 ? "" : "s") +
+      (episode.limit ? " (cut at " + episode.limit + ")" : "") }));
+    var metrics = episode.tool_metrics || {};
+    var names = Object.keys(metrics);
+    if (names.length) append(box, el("table", { cls: "grid kv tool-metrics" }, el("tbody", null, names.map(function (k) {
+      return el("tr", null, el("td", { text: k }), el("td", { cls: "num" + (k !== "calls" && metrics[k] ? " failed" : ""), text: String(metrics[k]) }));
+    }))));
+    append(box, el("ol", { cls: "turns" }, (episode.messages || []).map(function (m) {
+      var content = typeof m.content === "string" ? m.content : JSON.stringify(m.content);
+      var error = m.role !== "assistant" && /^Error:/.test(content);
+      return el("li", { cls: "turn role-" + String(m.role).replace(/[^a-z]/g, "") },
+        el("span", { cls: "badge" + (error ? " st-error" : ""), text: m.role + (m.name ? " " + m.name : "") + (error ? " error" : "") }),
+        m.tool_call_id ? el("span", { cls: "muted", text: " " + m.tool_call_id }) : null,
+        content ? el("pre", { cls: "text turn-content", text: content }) : null,
+        (m.tool_calls || []).map(function (c) {
+          var f = c && c["function"] ? c["function"] : c;
+          return el("pre", { cls: "text tool-call", text: (c && c.id ? c.id + ": " : "") + (f && f.name) + "(" + (f && typeof f.arguments === "string" ? f.arguments : JSON.stringify(f && f.arguments)) + ")" });
+        }));
+    })));
     return box;
   }
   function detailsView(details) {
