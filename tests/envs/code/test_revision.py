@@ -48,7 +48,33 @@ def test_the_submission_is_graded_on_all_tests(env):
     assert info["status"] == "correct" and info["reward"].details["total"] == 3
 
 
-def test_only_stdin_and_assert_tests_can_be_shown():
-    with pytest.raises(TypeError, match="needs IOTests or AssertTests .* got str"):
+def test_only_stdin_assert_and_humaneval_tests_can_be_shown():
+    with pytest.raises(TypeError, match="needs IOTests, AssertTests or HumanEvalTests .* got str"):
         visible_tests("def check(c): ...", 1)
-    assert {"rlenv/CodeIO-Revise-v0", "rlenv/MBPP-Revise-v0", "rlenv/CodeContests-Revise-v0"} <= set(rlenv.list_envs())
+    assert {"rlenv/CodeIO-Revise-v0", "rlenv/MBPP-Revise-v0", "rlenv/CodeContests-Revise-v0",
+            "rlenv/HumanEval-Revise-v0"} <= set(rlenv.list_envs())
+
+
+#: HumanEval/2 (truncate_number): its docstring's one example, answered by a special case.
+EXAMPLE_ONLY = "def truncate_number(number: float) -> float:\n    return 0.5 if number == 3.5 else 0.0"
+TRUNCATE = "def truncate_number(number: float) -> float:\n    return number % 1.0"
+
+
+@pytest.mark.docker
+def test_humaneval_shows_its_docstring_examples_and_grades_on_the_hidden_check(docker_ready):
+    env = rlenv.make("rlenv/HumanEval-Revise-v0", num_visible=2).unwrapped
+    prompt, _ = env.reset(options={"index": 2})
+    assert "Visible tests:\nassert truncate_number(3.5) == 0.5\n" in prompt
+    obs, *_ = env.step(run_tests(EXAMPLE_ONLY))
+    assert "passed 1 of 1 visible tests" in obs
+    *_, info = env.step(f"```python\n{EXAMPLE_ONLY}\n```")
+    assert info["status"] == "incorrect"  # the hidden check has inputs the examples do not
+    env.reset(options={"index": 2})
+    obs, *_ = env.step(run_tests(TRUNCATE))
+    assert "passed 1 of 1 visible tests" in obs
+    *_, info = env.step(f"```python\n{TRUNCATE}\n```")
+    assert info["status"] == "correct"
+    no_examples = next(i for i in range(env.source.size) if "(none for this task)" in env.reset(options={"index": i})[0])
+    env.reset(options={"index": no_examples})
+    obs, _, terminated, _, info = env.step(run_tests("pass"))
+    assert not terminated and "no tests to run" in obs and info["tool_metrics"]["tool_exceptions"] == 1
