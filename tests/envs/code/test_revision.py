@@ -78,3 +78,24 @@ def test_humaneval_shows_its_docstring_examples_and_grades_on_the_hidden_check(d
     env.reset(options={"index": no_examples})
     obs, _, terminated, _, info = env.step(run_tests("pass"))
     assert not terminated and "no tests to run" in obs and info["tool_metrics"]["tool_exceptions"] == 1
+
+
+SPECIAL_CASES = {  # code that answers the visible tests' inputs and nothing else
+    ("rlenv/CodeIO-Revise-v0", 0): 's = input()\nif s == "1 2":\n    print(3)\nelse:\n    print(0)',
+    ("rlenv/HumanEval-Revise-v0", 2): EXAMPLE_ONLY,
+}
+
+
+@pytest.mark.docker
+@pytest.mark.parametrize("env_id, index", SPECIAL_CASES)
+def test_code_that_special_cases_the_visible_tests_passes_them_and_is_flagged(env_id, index, docker_ready):
+    from rlenv.envs.code.tampering import CodeTampering
+
+    env = CodeTampering(rlenv.make(env_id))
+    env.reset(options={"index": index})
+    code = SPECIAL_CASES[env_id, index]
+    obs, *_ = env.step(run_tests(code))
+    assert "passed 1 of 1 visible tests" in obs
+    *_, info = env.step(f"```python\n{code}\n```")
+    assert info["status"] == "incorrect"
+    assert [(h["detector"], h["kind"]) for h in info["hacks"]] == [("code_tampering", "special_case")]
