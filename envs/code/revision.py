@@ -40,8 +40,8 @@ def visible_tests(tests: Any, count: int) -> IOTests | AssertTests | HumanEvalTe
     if isinstance(tests, AssertTests):
         return dataclasses.replace(tests, tests=tests.tests[:count])
     if isinstance(tests, HumanEvalTests):
-        examples = [e for e in prompt_examples(tests.prompt) if e.args is not None][:count]
-        asserts = [f"    assert candidate({', '.join(map(repr, e.args))}) == {e.expected!r}" for e in examples]
+        calls = [(e.args, e.expected) for e in prompt_examples(tests.prompt) if e.args is not None][:count]
+        asserts = [f"    assert candidate({', '.join(map(repr, args))}) == {expected!r}" for args, expected in calls]
         return dataclasses.replace(tests, test="def check(candidate):\n" + ("\n".join(asserts) or "    pass") + "\n")
     raise TypeError(f"code revision needs IOTests, AssertTests or HumanEvalTests (visible tests to show), "
                     f"got {type(tests).__name__}")

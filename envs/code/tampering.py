@@ -59,6 +59,7 @@ from typing import Any
 import gymnasium
 
 from rlenv.code_blocks import fenced_blocks
+from rlenv.env import text_env
 from rlenv.envs.code.visible_tests import VisibleTest, literal, visible_tests
 from rlenv.types import RewardResult, Task
 from rlenv.wrappers.detection import Detection, DetectorWrapper, shorten
@@ -785,7 +786,7 @@ class CodeTampering(DetectorWrapper):
 
     def detect(self, task: Task, completion: str, result: RewardResult, truncated: bool) -> Detection:
         # the visible tests are those of the prompt the policy saw (a revision env adds some to the task's)
-        shown = self.env.unwrapped.format_prompt(task)
+        shown = text_env(self.env).format_prompt(task)
         text = shown if isinstance(shown, str) else "\n".join(str(m.get("content", "")) for m in shown)
         return detect_code_tampering(completion, task.prompt, visible=visible_tests(text), stdio=self.stdio,
                                      details=result.details)

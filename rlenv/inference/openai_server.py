@@ -28,6 +28,8 @@ from rlenv.types import Completion
 
 logger = logging.getLogger(__name__)
 
+#: ``(text, finish reason, structured tool calls)`` of one choice of an answer.
+Choice = tuple[Any, Any, list[dict[str, Any]] | None]
 #: 4xx answers the ``openai`` client retries; any other 4xx stops the run.
 RETRYABLE_4XX = (408, 409, 429)
 
@@ -133,7 +135,8 @@ class OpenAICompleter:
             try:
                 if isinstance(observation, str):
                     response = await client.completions.create(prompt=observation, **common)
-                    choices = [(c.text, c.finish_reason, None) for c in sorted(response.choices, key=lambda c: c.index)]
+                    choices: list[Choice] = [(c.text, c.finish_reason, None)
+                                             for c in sorted(response.choices, key=lambda c: c.index)]
                 else:
                     response = await client.chat.completions.create(messages=observation, **common,
                                                                     **({"tools": tools} if tools else {}))
@@ -154,14 +157,14 @@ class OpenAICompleter:
         return _completions(choices, n)
 
 
-def _chat_choice(choice: Any) -> tuple[Any, Any, list[dict[str, Any]] | None]:
+def _chat_choice(choice: Any) -> Choice:
     """``(text, finish reason, structured tool calls)`` of a chat choice: a message with tool calls may have no text."""
     calls = [call.model_dump() for call in choice.message.tool_calls] if choice.message.tool_calls else None
     text = choice.message.content
     return ("" if text is None and calls else text), choice.finish_reason, calls
 
 
-def _completions(choices: list[tuple[Any, Any, list[dict[str, Any]] | None]], n: int) -> list[Completion]:
+def _completions(choices: list[Choice], n: int) -> list[Completion]:
     """``(text, finish reason, tool calls)`` of each choice as completions; a failure each when the answer is malformed."""
     if len(choices) != n:
         return [Completion.failed(f"malformed response: asked for n={n} choices, got {len(choices)}")] * n

@@ -18,7 +18,15 @@ import pytest
 
 from rlenv.cli import main
 from tests.evaluation.test_backends import free_port, rows, wait_for
-from tests.evaluation.tool_policy import CALLS, CODE, ENV, FORMATS, QUESTIONS, train_tool_policy, write_questions
+from tests.evaluation.tool_policy import (
+    CALLS,
+    CODE,
+    ENV,
+    FORMATS,
+    QUESTIONS,
+    train_tool_policy,
+    write_questions,
+)
 from tests.waiting import PATIENCE_S
 
 pytest.importorskip("vllm")
@@ -75,7 +83,7 @@ def evaluate(style, questions, out, *backend):
     return rows(out)
 
 
-def check_episodes(results, style):
+def check_episodes(results):
     """Every episode: one call of ``python`` that ran in the sandbox and printed 42, then ``\\boxed{42}``."""
     assert [r["status"] for r in results] == ["correct" if answer == "42" else "incorrect" for _, answer in QUESTIONS]
     for row in results:
@@ -90,12 +98,12 @@ def check_episodes(results, style):
 
 def test_hf_vllm_and_a_served_model_with_structured_tool_calls_play_the_same_episodes(qwen2, questions, tool_server,
                                                                                       tmp_path):
-    hf = check_episodes(evaluate("qwen2", questions, tmp_path / "hf", "--model", str(qwen2)), "qwen2")
+    hf = check_episodes(evaluate("qwen2", questions, tmp_path / "hf", "--model", str(qwen2)))
     assert hf[0][0] == ("assistant", CALLS["qwen2"])
     in_process = evaluate("qwen2", questions, tmp_path / "vllm", "--model", str(qwen2), "--backend", "vllm")
-    assert check_episodes(in_process, "qwen2") == hf
+    assert check_episodes(in_process) == hf
     served = evaluate("qwen2", questions, tmp_path / "openai", "--model", SERVED_NAME, "--base-url", tool_server)
-    check_episodes(served, "qwen2")
+    check_episodes(served)
     for row in served:  # the server parsed the call: the turn's text is empty, the call structured
         call, result, _ = row["episode"]["messages"]
         assert call["content"] == "" and len(call["tool_calls"]) == 1
@@ -107,7 +115,7 @@ def test_hf_vllm_and_a_served_model_with_structured_tool_calls_play_the_same_epi
 
 
 def test_a_llama3_style_policy_plays_its_episodes_through_hf_and_vllm(llama3, questions, tmp_path):
-    hf = check_episodes(evaluate("llama3", questions, tmp_path / "hf", "--model", str(llama3)), "llama3")
+    hf = check_episodes(evaluate("llama3", questions, tmp_path / "hf", "--model", str(llama3)))
     assert hf[0][0] == ("assistant", CALLS["llama3"])
     in_process = evaluate("llama3", questions, tmp_path / "vllm", "--model", str(llama3), "--backend", "vllm")
-    assert check_episodes(in_process, "llama3") == hf
+    assert check_episodes(in_process) == hf
