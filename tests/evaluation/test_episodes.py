@@ -107,10 +107,15 @@ def test_a_failed_generation_ends_its_episode_as_an_error_and_a_limit_cuts_it(tm
     def call_forever(conversations, tools=None):
         return ['<tool_call>{"name": "multiply", "arguments": {"a": 1, "b": 2}}</tool_call>'] * len(conversations)
 
-    evaluate_policy(make_env(max_turns=3), call_forever, range(2), 1, tmp_path / "cut", OPTIONS)
+    summary = evaluate_policy(make_env(max_turns=3), call_forever, range(2), 1, tmp_path / "cut", OPTIONS)
     rows = read_results(tmp_path / "cut" / "results.jsonl")
     assert [(r["episode"]["turns"], r["episode"]["limit"], r["truncated"], r["status"]) for r in rows] == \
         [(3, "max_turns", True, "incorrect")] * 2
+    episodes = summary["episodes"]
+    assert (episodes["count"], episodes["turns"], episodes["cut_by"]) == (2, {"mean": 3.0, "max": 3}, {"max_turns": 2})
+    assert episodes["tool_metrics"]["calls"] == 6 and episodes["tool_errors_per_call"] == 0.0
+    assert ("Multi-turn: 2 episodes, 3.00 turns per episode (max 3), 3.00 tool calls per episode, 0.0% of calls "
+            "answered with a tool error; cut by a limit: 2 by max_turns.") in (tmp_path / "cut" / "summary.md").read_text()
 
 
 def test_play_episodes_needs_a_multi_turn_env():
