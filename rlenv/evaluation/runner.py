@@ -245,12 +245,17 @@ def play_samples(env: Any, requests: Sequence[SampleRequest], store: ResultStore
         return 0
     envs = [env] + ([make_env() for _ in range(min(batch_size, len(pending)) - 1)] if make_env is not None else [])
     base = env.unwrapped
-    with tqdm(total=len(pending), desc="playing episodes", unit="episode", disable=None if progress else True) as bar:
-        for start in range(0, len(pending), len(envs)):
-            batch = pending[start:start + len(envs)]
-            episodes = play_episodes(envs, [(r.index, r.task.id, r.sample) for r in batch], generate, seed)
-            store.append([_episode_row(base, r, e) for r, e in zip(batch, episodes, strict=True)])
-            bar.update(len(batch))
+    try:
+        with tqdm(total=len(pending), desc="playing episodes", unit="episode",
+                  disable=None if progress else True) as bar:
+            for start in range(0, len(pending), len(envs)):
+                batch = pending[start:start + len(envs)]
+                episodes = play_episodes(envs, [(r.index, r.task.id, r.sample) for r in batch], generate, seed)
+                store.append([_episode_row(base, r, e) for r, e in zip(batch, episodes, strict=True)])
+                bar.update(len(batch))
+    finally:
+        for made in envs[1:]:
+            made.close()
     if retry_errors:
         store.rewrite()
     return len(pending)
