@@ -199,6 +199,8 @@ def test_report_shows_each_turn_of_an_episode_and_its_tool_metrics(open_report, 
     assert rows[0]["episode"]["tool_metrics"] == {"calls": 2, "errors": 2, "malformed": 1, "unknown_tool": 1,
                                                   "bad_arguments": 0, "tool_exceptions": 0, "too_many_calls": 0}
     page, problems = open_report(out / REPORT_FILE)
+    assert page.inner_text("p.episodes") == ("A: 2 episodes, 4.00 turns per episode (max 4), 2.00 tool calls per "
+                                             "episode, 66.7% of calls answered with a tool error; cut by a limit: none")
     page.click("#tabbtn-samples")
     page.locator("#samples tbody tr").first.click()
     episode = page.locator("#detail .episode")

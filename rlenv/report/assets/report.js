@@ -222,6 +222,14 @@
         return el("td", { cls: "num muted", text: RUNS[i].summary.num_tasks + " / " + RUNS[i].summary.num_samples });
       })));
       append(root, el("table", { cls: "grid", id: "metrics-table" }, el("thead", null, head), el("tbody", null, body)));
+      withSummary.forEach(function (i) {  // multi-turn runs: turns, tool calls and tool errors per episode
+        var ep = RUNS[i].summary.episodes;
+        if (!ep) return;
+        var cut = Object.keys(ep.cut_by).map(function (k) { return ep.cut_by[k] + " by " + k; }).join(", ") || "none";
+        append(root, el("p", { cls: "episodes", text: RUNS[i].label + ": " + ep.count + " episodes, " + fmt(ep.turns.mean, 2) +
+          " turns per episode (max " + ep.turns.max + "), " + fmt((ep.tool_metrics.calls || 0) / ep.count, 2) +
+          " tool calls per episode, " + pct(ep.tool_errors_per_call) + " of calls answered with a tool error; cut by a limit: " + cut }));
+      });
       var lines = [];
       withSummary.forEach(function (i) {
         var ks = Object.keys(RUNS[i].summary.metrics).filter(function (m) { return /^pass@\d+$/.test(m); })
