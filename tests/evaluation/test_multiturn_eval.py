@@ -1,6 +1,6 @@
 """``rlenv eval`` on a multi-turn tool env through every backend: HF ``generate``, an in-process vLLM
 engine and a real vLLM OpenAI-compatible server on 127.0.0.1 that parses the calls itself
-(structured ``tool_calls``, ``--tool-call-parser hermes``).
+(structured ``tool_calls``, ``--tool-call-parser hermes`` or ``llama3_json``).
 
 The policies are tiny local Llamas trained for a few seconds to call the Python tool, with a
 Qwen2-style and a Llama-3-style chat template that take ``tools``
@@ -51,17 +51,15 @@ def llama3(questions, tmp_path_factory):
     return train_tool_policy("llama3", questions, tmp_path_factory.mktemp("llama3"))
 
 
-@pytest.fixture(scope="module")
-def tool_server(qwen2, tmp_path_factory):
-    """vLLM's OpenAI-compatible server on the Qwen2-style policy, parsing Hermes calls into ``tool_calls``."""
+def serve(checkpoint, parser, log):
+    """vLLM's OpenAI-compatible server on ``checkpoint``, parsing its calls into ``tool_calls`` with ``parser``."""
     port = free_port()
-    log = tmp_path_factory.mktemp("server") / "server.log"
     with open(log, "wb") as out:
         process = subprocess.Popen(
-            [sys.executable, "-m", "vllm.entrypoints.openai.api_server", "--model", str(qwen2),
+            [sys.executable, "-m", "vllm.entrypoints.openai.api_server", "--model", str(checkpoint),
              "--served-model-name", SERVED_NAME, "--host", "127.0.0.1", "--port", str(port), "--dtype", "float32",
              "--max-model-len", "1024", "--enforce-eager", "--gpu-memory-utilization", "0.2",
-             "--enable-auto-tool-choice", "--tool-call-parser", "hermes"],
+             "--enable-auto-tool-choice", "--tool-call-parser", parser],
             stdout=out, stderr=subprocess.STDOUT, env={**os.environ, "VLLM_CPU_KVCACHE_SPACE": "1"},
             start_new_session=True)
     try:
@@ -75,6 +73,16 @@ def tool_server(qwen2, tmp_path_factory):
         process.wait(timeout=PATIENCE_S)
     except subprocess.TimeoutExpired:
         os.killpg(process.pid, signal.SIGKILL)
+
+
+@pytest.fixture(scope="module")
+def qwen2_server(qwen2, tmp_path_factory):
+    yield from serve(qwen2, "hermes", tmp_path_factory.mktemp("server") / "server.log")
+
+
+@pytest.fixture(scope="module")
+def llama3_server(llama3, tmp_path_factory):
+    yield from serve(llama3, "llama3_json", tmp_path_factory.mktemp("server") / "server.log")
 
 
 def evaluate(style, questions, out, *backend):
@@ -96,26 +104,26 @@ def check_episodes(results):
     return [[(m["role"], m["content"]) for m in r["episode"]["messages"]] for r in results]
 
 
-def test_hf_vllm_and_a_served_model_with_structured_tool_calls_play_the_same_episodes(qwen2, questions, tool_server,
-                                                                                      tmp_path):
-    hf = check_episodes(evaluate("qwen2", questions, tmp_path / "hf", "--model", str(qwen2)))
-    assert hf[0][0] == ("assistant", CALLS["qwen2"])
-    in_process = evaluate("qwen2", questions, tmp_path / "vllm", "--model", str(qwen2), "--backend", "vllm")
-    assert check_episodes(in_process) == hf
-    served = evaluate("qwen2", questions, tmp_path / "openai", "--model", SERVED_NAME, "--base-url", tool_server)
-    check_episodes(served)
-    for row in served:  # the server parsed the call: the turn's text is empty, the call structured
+def check_structured(results):
+    """The server parsed each call: the turn's text is empty, the call structured, and the result answers its id."""
+    for row in results:
         call, result, _ = row["episode"]["messages"]
         assert call["content"] == "" and len(call["tool_calls"]) == 1
         assert call["tool_calls"][0]["function"]["name"] == "python"
         assert json.loads(call["tool_calls"][0]["function"]["arguments"]) == {"code": CODE}
         assert result["tool_call_id"] == call["tool_calls"][0]["id"]
+
+
+@pytest.mark.parametrize("style", ["qwen2", "llama3"])
+def test_hf_vllm_and_a_served_model_with_structured_tool_calls_play_the_same_episodes(style, questions, tmp_path,
+                                                                                      request):
+    policy, server = request.getfixturevalue(style), request.getfixturevalue(f"{style}_server")
+    hf = check_episodes(evaluate(style, questions, tmp_path / "hf", "--model", str(policy)))
+    assert hf[0][0] == ("assistant", CALLS[style])
+    in_process = evaluate(style, questions, tmp_path / "vllm", "--model", str(policy), "--backend", "vllm")
+    assert check_episodes(in_process) == hf
+    served = evaluate(style, questions, tmp_path / "openai", "--model", SERVED_NAME, "--base-url", server)
+    check_episodes(served)
+    check_structured(served)
     report = (tmp_path / "openai" / "report.html").read_text()
     assert "tool_metrics" in report and "tool_call_id" in report
-
-
-def test_a_llama3_style_policy_plays_its_episodes_through_hf_and_vllm(llama3, questions, tmp_path):
-    hf = check_episodes(evaluate("llama3", questions, tmp_path / "hf", "--model", str(llama3)))
-    assert hf[0][0] == ("assistant", CALLS["llama3"])
-    in_process = evaluate("llama3", questions, tmp_path / "vllm", "--model", str(llama3), "--backend", "vllm")
-    assert check_episodes(in_process) == hf
