@@ -109,6 +109,8 @@ class MultiTurnEnv(TextEnv):
         self.max_seconds = max_seconds
         self.transcript = ""
         self.messages: list[dict[str, Any]] = []
+        self.prompt_messages = 0
+        self._prompt: Observation = ""
         self._turns = 0
         self._tokens = 0
         self._started = 0.0
@@ -145,7 +147,9 @@ class MultiTurnEnv(TextEnv):
             self.end_episode()
         obs, info = super().reset(seed=seed, options=options)
         self.transcript = ""
+        self._prompt = obs
         self.messages = list(obs) if self.chat else [{"role": "user", "content": obs}]
+        self.prompt_messages = len(self.messages)
         self._turns = 0
         self._tokens = 0
         self._turn_rewards = []
@@ -188,14 +192,35 @@ class MultiTurnEnv(TextEnv):
         return turn.observation, reward, False, False, info
 
     def close(self) -> None:
+        self.abort()
+        super().close()
+
+    def abort(self) -> None:
+        """End the episode under way without grading it (its per-episode state is released); a no-op
+        when no episode is under way."""
         if self.task is not None and not self._done:
             self._finish()
-        super().close()
+
+    @property
+    def turns(self) -> int:
+        """The policy turns of the episode so far."""
+        return self._turns
 
     def render(self) -> str | None:
         if self.render_mode != "ansi" or self.task is None:
             return None
         return "\n".join(f"[{m['role']}] {m['content']}" for m in self.messages)
+
+    def conversation(self) -> Observation:
+        """What the policy is shown for its next turn: every message so far in chat mode (the
+        prompt's, the policy's turns with their structured ``tool_calls``, the environment's
+        replies), the prompt followed by :attr:`transcript` in text mode."""
+        self.current()
+        return [dict(m) for m in self.messages] if self.chat else f"{self._prompt}{self.transcript}"
+
+    def episode_messages(self) -> list[dict[str, Any]]:
+        """The messages the episode added after the prompt (the policy's turns and the replies), in order."""
+        return [dict(m) for m in self.messages[self.prompt_messages:]]
 
     # -- pieces ------------------------------------------------------------------------------
     def episode_completion(self, action: str) -> str:

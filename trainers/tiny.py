@@ -25,6 +25,52 @@ CHAT_TEMPLATE = (
     "{% if add_generation_prompt %}<assistant>{% endif %}"
 )
 
+#: Chat templates that take ``tools`` (OpenAI function schemas), in the layouts of two model
+#: families, for :func:`tiny_tool_tokenizer`: calls as the family writes them, tool results as
+#: its template shows them. Short system texts keep a character-level prompt small.
+TOOL_CHAT_TEMPLATES = {
+    # Qwen 2 / 2.5: Hermes calls <tool_call>{...}</tool_call>, results as <tool_response> in a user turn
+    "qwen2": (
+        "{% if tools %}<|im_start|>system{{ '\\n' }}{% if messages[0].role == 'system' %}{{ messages[0].content }}"
+        "{{ '\\n' }}{% endif %}<tools>{% for t in tools %}{{ '\\n' }}{{ t | tojson }}{% endfor %}{{ '\\n' }}</tools>"
+        "<|im_end|>{{ '\\n' }}"
+        "{% elif messages[0].role == 'system' %}<|im_start|>system{{ '\\n' + messages[0].content }}<|im_end|>{{ '\\n' }}"
+        "{% endif %}"
+        "{% for m in messages %}"
+        "{% if m.role == 'tool' %}<|im_start|>user{{ '\\n' }}<tool_response>{{ '\\n' + m.content + '\\n' }}"
+        "</tool_response><|im_end|>{{ '\\n' }}"
+        "{% elif m.role == 'assistant' %}<|im_start|>assistant{{ '\\n' + (m.content or '') }}"
+        "{% for c in m.tool_calls or [] %}{{ '\\n' }}<tool_call>{{ '\\n' }}{\"name\": \"{{ c.function.name }}\", "
+        "\"arguments\": {% if c.function.arguments is string %}{{ c.function.arguments }}{% else %}"
+        "{{ c.function.arguments | tojson }}{% endif %}}{{ '\\n' }}</tool_call>{% endfor %}<|im_end|>{{ '\\n' }}"
+        "{% elif not (m.role == 'system' and loop.first) %}<|im_start|>{{ m.role + '\\n' + m.content }}<|im_end|>"
+        "{{ '\\n' }}{% endif %}{% endfor %}"
+        "{% if add_generation_prompt %}<|im_start|>assistant{{ '\\n' }}{% endif %}"
+    ),
+    # Llama 3.1 - 3.3: JSON calls {"name": ..., "parameters": {...}}, results in an ipython turn
+    "llama3": (
+        "{% if tools %}<|start_header_id|>system<|end_header_id|>{{ '\\n\\n' }}"
+        "{% for t in tools %}{{ t | tojson }}{{ '\\n' }}{% endfor %}<|eot_id|>{% endif %}"
+        "{% for m in messages %}"
+        "{% if m.role in ('tool', 'ipython') %}<|start_header_id|>ipython<|end_header_id|>{{ '\\n\\n' + m.content }}"
+        "<|eot_id|>"
+        "{% elif m.role == 'assistant' and m.tool_calls %}<|start_header_id|>assistant<|end_header_id|>{{ '\\n\\n' }}"
+        "{% for c in m.tool_calls %}{\"name\": \"{{ c.function.name }}\", \"parameters\": "
+        "{% if c.function.arguments is string %}{{ c.function.arguments }}{% else %}{{ c.function.arguments | tojson }}"
+        "{% endif %}}{% if not loop.last %}; {% endif %}{% endfor %}<|eot_id|>"
+        "{% else %}<|start_header_id|>{{ m.role }}<|end_header_id|>{{ '\\n\\n' + m.content }}<|eot_id|>{% endif %}"
+        "{% endfor %}"
+        "{% if add_generation_prompt %}<|start_header_id|>assistant<|end_header_id|>{{ '\\n\\n' }}{% endif %}"
+    ),
+}
+#: Per style of :data:`TOOL_CHAT_TEMPLATES`: the template's special tokens (the last one ends a
+#: turn: the tokenizer's EOS) and the tool-call markers added as ordinary tokens (vLLM's tool
+#: parsers look them up in the vocabulary).
+TOOL_TOKENS = {
+    "qwen2": (("<|im_start|>", "<|im_end|>"), ("<tool_call>", "</tool_call>")),
+    "llama3": (("<|start_header_id|>", "<|end_header_id|>", "<|eot_id|>"), ("<|python_tag|>",)),
+}
+
 
 def _special_tokens(chat_template: bool) -> list[str]:
     """``<pad>``, ``<s>``, ``</s>``, ``<unk>`` (ids 0-3), then the chat role markers when ``chat_template``."""
@@ -64,6 +110,23 @@ def tiny_tokenizer(alphabet: str = DEFAULT_ALPHABET, chat_template: bool = False
     core.pre_tokenizer = pre_tokenizers.Split(Regex(r"[\s\S]"), behavior="isolated")
     core.decoder = decoders.Fuse()
     return _fast_tokenizer(core, specials, chat_template)
+
+
+def tiny_tool_tokenizer(style: str = "qwen2", alphabet: str = DEFAULT_ALPHABET) -> Any:
+    """A character-level tokenizer (as :func:`tiny_tokenizer`) with a chat template that takes
+    ``tools``, in the layout of ``style`` (a key of :data:`TOOL_CHAT_TEMPLATES`: ``qwen2`` or
+    ``llama3``): its turn markers are special tokens, the last one the EOS, and its tool-call
+    markers single tokens."""
+    from rlenv.errors import check_choice
+
+    check_choice("style", style, tuple(TOOL_CHAT_TEMPLATES))
+    specials, markers = TOOL_TOKENS[style]
+    tokenizer = tiny_tokenizer(alphabet)
+    tokenizer.add_special_tokens({"additional_special_tokens": list(specials)})
+    tokenizer.add_tokens(list(markers))
+    tokenizer.eos_token = specials[-1]
+    tokenizer.chat_template = TOOL_CHAT_TEMPLATES[style]
+    return tokenizer
 
 
 def tiny_word_tokenizer(corpus: Iterable[str], chat_template: bool = False) -> Any:

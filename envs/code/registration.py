@@ -33,6 +33,7 @@ def register_code_envs() -> None:
         detectors=CODE_DETECTORS,
     )
     for env_id, base in (("rlenv/CodeIO-Revise-v0", "rlenv/CodeIO-v0"), ("rlenv/MBPP-Revise-v0", "rlenv/MBPP-v0"),
+                         ("rlenv/HumanEval-Revise-v0", "rlenv/HumanEval-v0"),
                          ("rlenv/CodeContests-Revise-v0", "rlenv/CodeContests-v0")):
         register(
             env_id,

@@ -14,12 +14,11 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
-from rlenv.env import text_env
-from rlenv.envs.code.formats import AssertTests, IOTests
+from rlenv.envs.code.formats import AssertTests, HumanEvalTests, IOTests
 from rlenv.envs.code.verifier import CodeVerifier
-from rlenv.registry import make
+from rlenv.envs.code.visible_tests import visible_tests as prompt_examples
 from rlenv.sources import TaskSource
-from rlenv.tools import Tool, ToolEnv
+from rlenv.tools import Tool, ToolEnv, single_turn_base
 from rlenv.types import Task
 
 RUN_TESTS_SCHEMA = {"type": "function", "function": {
@@ -32,19 +31,39 @@ INSTRUCTION = ("\n\nYou may call run_tests(code) to run a solution against the v
                "When you are done, reply without a tool call, with your final solution in a ```python block.")
 
 
-def visible_tests(tests: Any, count: int) -> IOTests | AssertTests:
-    """The first ``count`` tests of ``tests`` (stdin/stdout cases or ``assert`` statements)."""
+def visible_tests(tests: Any, count: int) -> IOTests | AssertTests | HumanEvalTests:
+    """The first ``count`` tests of ``tests``: stdin/stdout cases, ``assert`` statements, or (HumanEval,
+    whose hidden tests are one ``check`` function) the examples of the prompt's docstring
+    (``>>> f(1)`` then ``2``, ``f(1) == 2``...) as a ``check`` of their own, graded as the hidden one is."""
     if isinstance(tests, IOTests):
         return dataclasses.replace(tests, cases=tests.cases[:count])
     if isinstance(tests, AssertTests):
         return dataclasses.replace(tests, tests=tests.tests[:count])
-    raise TypeError(f"code revision needs IOTests or AssertTests (visible tests to show), got {type(tests).__name__}")
+    if isinstance(tests, HumanEvalTests):
+        calls = [(e.args, e.expected) for e in prompt_examples(tests.prompt) if e.args is not None][:count]
+        asserts = [f"    assert candidate({', '.join(map(repr, args))}) == {expected!r}" for args, expected in calls]
+        return dataclasses.replace(tests, test="def check(candidate):\n" + ("\n".join(asserts) or "    pass") + "\n")
+    raise TypeError(f"code revision needs IOTests, AssertTests or HumanEvalTests (visible tests to show), "
+                    f"got {type(tests).__name__}")
 
 
-def show_tests(tests: IOTests | AssertTests) -> str:
+def count_tests(tests: IOTests | AssertTests | HumanEvalTests) -> int:
+    """How many tests ``tests`` holds (a HumanEval ``check``: its ``assert`` statements)."""
+    if isinstance(tests, IOTests):
+        return len(tests.cases)
+    if isinstance(tests, AssertTests):
+        return len(tests.tests)
+    return sum(snippet.lstrip().startswith("assert") for snippet in tests.snippets)
+
+
+def show_tests(tests: IOTests | AssertTests | HumanEvalTests) -> str:
     """The tests as the prompt shows them."""
     if isinstance(tests, AssertTests):
         return "\n".join(tests.tests)
+    if not count_tests(tests):
+        return "(none for this task)"
+    if isinstance(tests, HumanEvalTests):
+        return "\n".join(s.strip().replace("candidate(", f"{tests.entry_point}(", 1) for s in tests.snippets)
     return "\n\n".join(f"Input:\n{stdin}Expected output:\n{expected}" for stdin, expected in tests.cases)
 
 
@@ -77,7 +96,10 @@ class CodeRevisionEnv(ToolEnv):
 
     def run_tests(self, code: str) -> str:
         """Run ``code`` against the current task's visible tests, in a fresh sandbox job."""
-        result = self.verifier(self.visible_task(self.current()[0]), f"```python\n{code}\n```")
+        task = self.visible_task(self.current()[0])
+        if not count_tests(task.reference):
+            raise ValueError("this task shows no tests to run: submit your solution")
+        result = self.verifier(task, f"```python\n{code}\n```")
         tests = result.details.get("tests", [])
         lines = [f"test {i}: {t['status']}" + (f" ({t['error']})" if t.get("error") else "")
                  for i, t in enumerate(tests, start=1)]
@@ -87,11 +109,13 @@ class CodeRevisionEnv(ToolEnv):
 
 
 def make_code_revision_env(base: str = "rlenv/CodeIO-v0", base_kwargs: Mapping[str, Any] | None = None,
-                           num_visible: int = 1, **kwargs: Any) -> CodeRevisionEnv:
+                           num_visible: int = 1, data_files: Any = None, fields: Mapping[str, str] | None = None,
+                           **kwargs: Any) -> CodeRevisionEnv:
     """Build a code revision env on the tasks and verifier of the code env ``base``
-    (``rlenv/CodeIO-v0``, ``rlenv/CodeContests-v0``, ``rlenv/MBPP-v0``; not HumanEval, whose
-    tests are one ``check`` function with nothing to show)."""
-    single = text_env(make(base, **dict(base_kwargs or {})))
+    (``rlenv/CodeIO-v0``, ``rlenv/CodeContests-v0``, ``rlenv/MBPP-v0``, ``rlenv/HumanEval-v0``:
+    its visible tests are its docstring's examples, see :func:`visible_tests`). ``data_files``
+    and ``fields`` (``rlenv eval --data/--field``) go to ``base``."""
+    single = single_turn_base(base, base_kwargs, data_files, fields)
     if not isinstance(single.verifier, CodeVerifier):
         raise TypeError(f"{base!r} is not a code env: its verifier is a {type(single.verifier).__name__}, "
                         "not a CodeVerifier")

@@ -59,6 +59,7 @@ from typing import Any
 import gymnasium
 
 from rlenv.code_blocks import fenced_blocks
+from rlenv.env import text_env
 from rlenv.envs.code.visible_tests import VisibleTest, literal, visible_tests
 from rlenv.types import RewardResult, Task
 from rlenv.wrappers.detection import Detection, DetectorWrapper, shorten
@@ -769,7 +770,7 @@ def detect_code_tampering(
 class CodeTampering(DetectorWrapper):
     """Flag (and optionally penalize) code that tampers with its tests; see :func:`detect_code_tampering`.
 
-    Reads ``task.prompt`` (visible tests) and ``result.details`` (runtime evidence).
+    Reads the prompt the env shows (visible tests), ``task.prompt`` and ``result.details`` (runtime evidence).
 
     Args:
         env: The environment to wrap.
@@ -784,4 +785,8 @@ class CodeTampering(DetectorWrapper):
         self.stdio = stdio
 
     def detect(self, task: Task, completion: str, result: RewardResult, truncated: bool) -> Detection:
-        return detect_code_tampering(completion, task.prompt, stdio=self.stdio, details=result.details)
+        # the visible tests are those of the prompt the policy saw (a revision env adds some to the task's)
+        shown = text_env(self.env).format_prompt(task)
+        text = shown if isinstance(shown, str) else "\n".join(str(m.get("content", "")) for m in shown)
+        return detect_code_tampering(completion, task.prompt, visible=visible_tests(text), stdio=self.stdio,
+                                     details=result.details)

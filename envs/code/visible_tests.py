@@ -64,7 +64,7 @@ _DOCTEST = re.compile(r"^[ \t]*>>>[ \t]*(?P<call>.+)\n[ \t]*(?P<out>(?!>>>)\S.*)
 _ASSERT = re.compile(r"^[ \t]*assert\s+(?P<expr>.+?)\s*$", re.MULTILINE)
 _ARROW = re.compile(r"^[ \t]*(?P<call>[A-Za-z_]\w*\(.*\))\s*(?:==>|=>|➞|->|→|==|\#\s*returns?|should return|returns?)"
                     r"\s*(?P<out>.+?)\s*$", re.MULTILINE)
-_IO = re.compile(r"(?:sample\s+|example\s+)?input(?:\s*\d+)?\s*:?[ \t]*\n(?P<stdin>.*?)\n\s*(?:sample\s+|example\s+)?output"
+_IO = re.compile(r"(?:sample\s+|example\s+)?input(?:\s*\d+)?\s*:?[ \t]*\n(?P<stdin>.*?)\n\s*(?:sample\s+|example\s+|expected\s+)?output"
                  r"(?:\s*\d+)?\s*:?[ \t]*\n(?P<stdout>.*?)(?:\n\s*\n|\Z)", re.IGNORECASE | re.DOTALL)
 _INLINE_IO = re.compile(r"^[ \t]*input\s*:[ \t]*(?P<input>\S.*?)\s*\n[ \t]*output\s*:[ \t]*(?P<output>\S.*?)\s*$",
                         re.IGNORECASE | re.MULTILINE)

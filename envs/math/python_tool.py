@@ -11,10 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from rlenv.env import text_env
 from rlenv.envs.tools import PythonToolEnv
-from rlenv.registry import make
 from rlenv.sandbox import Limits, SandboxPool
+from rlenv.tools import single_turn_base
 
 #: Put after the base env's prompt.
 TOOL_INSTRUCTION = ("\n\nYou may run Python code with the python tool to compute. When you are done, reply without "
@@ -29,6 +28,8 @@ def make_math_python_env(
     max_calls: int = 20,
     max_total_s: float = 60.0,
     max_turns: int = 8,
+    data_files: Any = None,
+    fields: Mapping[str, str] | None = None,
     **tool_env_kwargs: Any,
 ) -> PythonToolEnv:
     """Build a math env with the Python tool on the tasks and verifier of the math env ``base``.
@@ -40,10 +41,11 @@ def make_math_python_env(
         pool, call_limits, max_calls, max_total_s: The Python session's pool and budget (see
             :class:`~rlenv.envs.tools.PythonToolEnv`).
         max_turns: The most policy turns of an episode.
+        data_files, fields: The base env's tasks from local files (``rlenv eval --data/--field``).
         **tool_env_kwargs: Other :class:`~rlenv.tools.ToolEnv` settings (``chat``,
             ``tool_format``, ``max_tokens``, ``max_seconds``, ...).
     """
-    single = text_env(make(base, **dict(base_kwargs or {})))
+    single = single_turn_base(base, base_kwargs, data_files, fields)
     return PythonToolEnv(single.source, single.verifier, pool=pool, call_limits=call_limits, max_calls=max_calls,
                          max_total_s=max_total_s, max_turns=max_turns,
                          prompt_template=single.prompt_template + TOOL_INSTRUCTION, **tool_env_kwargs)

@@ -48,6 +48,8 @@ def register_math_envs() -> None:
     for env_id, base, what in (("rlenv/MathPython-v0", "rlenv/Arithmetic-v0", "seeded arithmetic"),
                                ("rlenv/GSM8K-Python-v0", "rlenv/GSM8K-v0", "GSM8K"),
                                ("rlenv/MATH-Python-v0", "rlenv/MATH-v0", "MATH-500"),
+                               ("rlenv/MATH-Full-Python-v0", "rlenv/MATH-Full-v0", "The full MATH dataset"),
+                               ("rlenv/AIME-2024-Python-v0", "rlenv/AIME-2024-v0", "AIME 2024"),
                                ("rlenv/AIME-2025-Python-v0", "rlenv/AIME-2025-v0", "AIME 2025")):
         register(
             env_id,

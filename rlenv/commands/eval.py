@@ -10,6 +10,12 @@ vLLM engine (``--backend vllm``), or from a model served by any OpenAI-compatibl
 backoff, timeouts). A request that keeps failing is recorded as status ``error``; nothing scored
 is lost; a request the server rejects (an HTTP 4xx other than 408/409/429) stops the run.
 
+A multi-turn env (``rlenv/MathPython-v0``, the ``-Revise-v0`` code envs, a ``ToolEnv``) plays
+each sample as an episode, ``--batch-size`` episodes at a time, one generation per turn: in chat
+mode (``--env-arg chat=true``) with the env's tools offered to the chat template or the server
+(whose structured ``tool_calls`` the env reads; ``vllm serve --enable-auto-tool-choice
+--tool-call-parser ...``). Each row keeps the episode's messages and tool metrics.
+
 Writes ``DIR/results.jsonl`` (one row per sample), ``DIR/summary.json``, ``DIR/summary.md``,
 ``DIR/pass_at_k.png`` and ``DIR/report.html`` (``rlenv report``: every sample with its verdict).
 Rerunning with the same ``--out`` skips samples already scored.
@@ -162,10 +168,10 @@ def _lazy_generate(args: argparse.Namespace, backend: str, model: str) -> Any:
     options = _generate_options(args, backend)
     loaded: list[Any] = []
 
-    def generate(observations: list[Any]) -> list[Any]:
+    def generate(observations: list[Any], tools: list[dict[str, Any]] | None = None) -> list[Any]:
         if not loaded:
             loaded.append(make_completer(backend, model, sampling, chat=args.chat, **options))
-        return loaded[0](observations)
+        return loaded[0](observations, tools)
 
     return generate
 
@@ -225,4 +231,4 @@ def _evaluate(args: argparse.Namespace) -> dict[str, Any]:
                     config["endpoint"], args.base_url, args.chat, args.num_samples, args.seed)
     indices = _task_indices(env, args)
     return evaluate_policy(env, _lazy_generate(args, backend, model), indices, args.num_samples, args.out,
-                           options, config)
+                           options, config, make_env=lambda: make_env_from_args(args))

@@ -32,6 +32,7 @@ def markdown_summary(summary: Mapping[str, Any], title: str = "Evaluation") -> s
         f"({counted(summary['num_samples'], 'sample')}; {status}).",
         f"Intervals: {level}% bootstrap over tasks ({summary['bootstrap']['n_resamples']} resamples).",
         *_error_lines(summary.get("errors")),
+        *_episode_lines(summary.get("episodes")),
         "",
         f"| metric | value | {level}% CI |",
         "|---|---|---|",
@@ -46,6 +47,17 @@ def markdown_summary(summary: Mapping[str, Any], title: str = "Evaluation") -> s
                      f"{group['metrics'][n]['high']:.3f}]" for n in names]
             lines.append(f"| {value} | {group['num_tasks']} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
+
+
+def _episode_lines(episodes: Mapping[str, Any] | None) -> list[str]:
+    """The multi-turn paragraph: turns, tool calls and their errors, limits."""
+    if not episodes:
+        return []
+    calls = episodes["tool_metrics"].get("calls", 0)
+    cut = ", ".join(f"{count} by {limit}" for limit, count in sorted(episodes["cut_by"].items())) or "none"
+    return ["", f"Multi-turn: {counted(episodes['count'], 'episode')}, {episodes['turns']['mean']:.2f} turns per "
+                f"episode (max {episodes['turns']['max']}), {calls / episodes['count']:.2f} tool calls per episode, "
+                f"{episodes['tool_errors_per_call']:.1%} of calls answered with a tool error; cut by a limit: {cut}."]
 
 
 def _error_lines(errors: Mapping[str, Any] | None) -> list[str]:

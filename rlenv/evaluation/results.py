@@ -213,7 +213,31 @@ def summarize(
         "metrics": table(np.arange(len(tasks))),
         "by": breakdowns,
         "bootstrap": {"confidence": confidence, "n_resamples": n_resamples, "seed": seed, "unit": "task"},
+        **episode_summary(rows),
     }
+
+
+def episode_summary(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """``{"episodes": ...}`` for the multi-turn rows of ``rows`` (those with an ``episode``), else ``{}``.
+
+    Over those episodes: their number, turns per episode (mean, max), the sum of each tool
+    counter of ``tool_metrics`` (``calls``, ``errors``...), tool errors per call, and how many
+    episodes each limit cut (``max_turns``...).
+    """
+    episodes = [r["episode"] for r in rows if isinstance(r.get("episode"), Mapping)]
+    if not episodes:
+        return {}
+    tools: collections.Counter[str] = collections.Counter()
+    for episode in episodes:
+        tools.update({k: int(v) for k, v in (episode.get("tool_metrics") or {}).items()})
+    turns = [int(e.get("turns", 0)) for e in episodes]
+    return {"episodes": {
+        "count": len(episodes), "turns": {"mean": sum(turns) / len(turns), "max": max(turns)},
+        "tool_metrics": dict(tools),
+        "tool_errors_per_call": tools["errors"] / (tools["calls"] + tools["malformed"])
+        if tools["calls"] + tools["malformed"] else 0.0,
+        "cut_by": dict(collections.Counter(str(e["limit"]) for e in episodes if e.get("limit"))),
+    }}
 
 
 def _error_message(row: Mapping[str, Any]) -> str:

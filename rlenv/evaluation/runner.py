@@ -29,6 +29,7 @@ from typing import Any
 from tqdm.auto import tqdm
 
 from rlenv.evaluation.clustering import answer_equivalence, cluster_answers
+from rlenv.evaluation.episodes import Episode, is_multi_turn, play_episodes
 from rlenv.evaluation.report import markdown_summary, plot_pass_at_k
 from rlenv.evaluation.results import METRIC_FAMILIES, summarize
 from rlenv.jsonl import read_jsonl
@@ -197,18 +198,67 @@ def _score_rows(env: Any, requests: Sequence[SampleRequest], executor: Any, max_
     rows = []
     for request, (completion, truncated), result in zip(requests, clipped, results, strict=True):
         reward, info = env.get_wrapper_attr("episode_outcome")(request.task, completion, result, truncated)
-        row = {
-            "task_id": request.task.id, "sample": request.sample, "index": request.index,
-            "prompt": base.format_prompt(request.task), "reference": request.task.reference,
-            "completion": completion, "reward": float(reward),
-            "status": result.status.value, "components": dict(result.components), "verifier": result.verifier,
-            "verifier_version": result.verifier_version, "truncated": truncated,
-            "details": dict(result.details), "metadata": dict(request.task.metadata),
-        }
-        if "hacks" in info:  # the env is wrapped with hack detectors
-            row["hacks"] = info["hacks"]
-        rows.append(row)
+        rows.append(_row(base, request, completion, float(reward), truncated, result, info))
     return rows
+
+
+def _row(base: Any, request: SampleRequest, completion: str, reward: float, truncated: bool, result: RewardResult,
+         info: Mapping[str, Any]) -> dict[str, Any]:
+    """One ``results.jsonl`` row (format: :mod:`rlenv.evaluation.results`)."""
+    row = {
+        "task_id": request.task.id, "sample": request.sample, "index": request.index,
+        "prompt": base.format_prompt(request.task), "reference": request.task.reference,
+        "completion": completion, "reward": reward,
+        "status": result.status.value, "components": dict(result.components), "verifier": result.verifier,
+        "verifier_version": result.verifier_version, "truncated": truncated,
+        "details": dict(result.details), "metadata": dict(request.task.metadata),
+    }
+    if "hacks" in info:  # the env is wrapped with hack detectors
+        row["hacks"] = info["hacks"]
+    return row
+
+
+def _episode_row(base: Any, request: SampleRequest, episode: Episode) -> dict[str, Any]:
+    """The row of a multi-turn episode: a single-turn row of what was graded, plus ``episode``."""
+    row = _row(base, request, episode.completion, episode.reward, episode.truncated, episode.result, episode.info)
+    row["episode"] = {"turns": int(episode.info.get("turns", 0)), "limit": episode.info.get("limit"),
+                      "tool_metrics": dict(episode.info.get("tool_metrics", {})), "messages": episode.messages}
+    return row
+
+
+def play_samples(env: Any, requests: Sequence[SampleRequest], store: ResultStore, generate: GenerateFn,
+                 make_env: Callable[[], Any] | None = None, batch_size: int = 256, seed: int = 0,
+                 progress: bool = True, retry_errors: bool = False) -> int:
+    """Play the multi-turn episode of every request not yet in ``store`` (see
+    :mod:`rlenv.evaluation.episodes`) and append their rows.
+
+    ``env`` and, when ``make_env`` is given, up to ``batch_size - 1`` more instances built by it
+    play the episodes, one round of as many episodes as instances at a time. Rows are appended
+    as each round ends; an interrupted run loses only the episodes under way, played again (the
+    same way: their seeds depend on the task and the sample) when it is resumed. Returns the
+    number of episodes played now.
+    """
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+    pending = _pending(env, store, requests, retry_errors)
+    if not pending:
+        return 0
+    envs = [env] + ([make_env() for _ in range(min(batch_size, len(pending)) - 1)] if make_env is not None else [])
+    base = env.unwrapped
+    try:
+        with tqdm(total=len(pending), desc="playing episodes", unit="episode",
+                  disable=None if progress else True) as bar:
+            for start in range(0, len(pending), len(envs)):
+                batch = pending[start:start + len(envs)]
+                episodes = play_episodes(envs, [(r.index, r.task.id, r.sample) for r in batch], generate, seed)
+                store.append([_episode_row(base, r, e) for r, e in zip(batch, episodes, strict=True)])
+                bar.update(len(batch))
+    finally:
+        for made in envs[1:]:
+            made.close()
+    if retry_errors:
+        store.rewrite()
+    return len(pending)
 
 
 def _pending(env: Any, store: ResultStore, requests: Sequence[SampleRequest], retry_errors: bool = False,
@@ -410,12 +460,21 @@ def evaluate_samples(
 def evaluate_policy(
     env: Any, generate: GenerateFn, task_indices: Sequence[int], num_samples: int, out_dir: str | Path,
     options: EvalOptions | None = None, config: Mapping[str, Any] | None = None,
+    make_env: Callable[[], Any] | None = None,
 ) -> dict[str, Any]:
     """Sample ``num_samples`` completions per task with ``generate``, score them, write reports.
 
     ``generate(prompts) -> completions`` receives formatted observations (strings or chat message
     lists) in batches of ``options.batch_size``; samples already in ``out_dir`` are not generated
     again. Returns the summary dict.
+
+    A multi-turn ``env`` (:class:`~rlenv.multiturn.MultiTurnEnv`, possibly wrapped) plays each
+    sample as an episode (:func:`play_samples`): ``generate`` is called once per turn with the
+    conversations of the episodes under way (in chat mode with ``tools=`` the env's tool
+    schemas). ``make_env()`` builds more instances of the same env so that ``options.batch_size``
+    episodes are played at once (without it, ``env`` plays them one at a time). Each row then
+    has an ``episode`` field: ``turns``, ``limit``, ``tool_metrics`` and the ``messages`` after
+    the prompt.
     """
     options = options or EvalOptions()
     if num_samples < 1:
@@ -430,7 +489,11 @@ def evaluate_policy(
     store = ResultStore(out_dir, on_start=lambda: _start(env, out_dir, config, options))
     requests = [dataclasses.replace(r, completion=store.generated[r.key]) if r.key in store.generated else r
                 for r in requests]
-    scored = score_samples(env, requests, store, generate, options.batch_size, options.executor,
-                           options.max_workers, options.progress, options.retry_errors)
+    if is_multi_turn(env):
+        scored = play_samples(env, requests, store, generate, make_env, options.batch_size, options.seed,
+                              options.progress, options.retry_errors)
+    else:
+        scored = score_samples(env, requests, store, generate, options.batch_size, options.executor,
+                               options.max_workers, options.progress, options.retry_errors)
     logger.info("generated and scored %d new samples (%d in %s)", scored, len(store), store.path)
     return _finish(env, store, options)

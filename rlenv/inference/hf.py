@@ -24,8 +24,8 @@ def policy_generate(model: Any, tokenizer: Any, sampling: Any, chat: str = "auto
     wrap = chat == "on" or (chat == "auto" and has_template)
     generator = HFRolloutGenerator(model, tokenizer, sampling, batch_size=batch_size)
 
-    def generate(observations: Sequence[Any]) -> list[Completion]:
-        out = generator(chat_observations(observations, wrap))
+    def generate(observations: Sequence[Any], tools: Sequence[dict[str, Any]] | None = None) -> list[Completion]:
+        out = generator(chat_observations(observations, wrap), tools)
         texts = decode_completions(tokenizer, out.completion_ids, out.completion_mask)
         return [Completion(t, truncated=bool(cut)) for t, cut in zip(texts, out.truncated.tolist(), strict=True)]
 
@@ -58,12 +58,15 @@ class HFCompleter:
         policy = AutoModelForCausalLM.from_pretrained(model).to(device)  # type: ignore[arg-type]  # transformers' decorator on .to drops self
         self._generate = policy_generate(policy, tokenizer, sampling, chat, batch_size)
 
-    def __call__(self, observations: Sequence[Any]) -> list[Completion]:
+    def __call__(self, observations: Sequence[Any], tools: Sequence[dict[str, Any]] | None = None,
+                 ) -> list[Completion]:
+        """One completion per observation; chat observations are rendered with ``tools`` (OpenAI
+        function schemas, for the chat template) when given."""
         import torch
 
         # seeded by the batch, not by what ran before it: a resumed run samples what the uninterrupted one did
         torch.manual_seed(request_seed(self.seed, list(observations)))
-        return self._generate(observations)
+        return self._generate(observations, tools)
 
 
 #: Deprecated names (one release).

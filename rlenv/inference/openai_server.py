@@ -29,6 +29,8 @@ from rlenv.types import Completion
 
 logger = logging.getLogger(__name__)
 
+#: ``(text, finish reason, structured tool calls)`` of one choice of an answer.
+Choice = tuple[Any, Any, list[dict[str, Any]] | None]
 #: 4xx answers the ``openai`` client retries; any other 4xx stops the run.
 RETRYABLE_4XX = (408, 409, 429)
 
@@ -96,10 +98,15 @@ class OpenAICompleter:
         if self.model not in served:
             raise ValueError(f"model {self.model!r} is not served at {self.base_url}; it serves {served}")
 
-    def __call__(self, observations: Sequence[Any]) -> list[Completion]:
-        return asyncio.run(self._generate(chat_observations(observations, self.wrap)))
+    def __call__(self, observations: Sequence[Any], tools: Sequence[dict[str, Any]] | None = None,
+                 ) -> list[Completion]:
+        """One completion per observation. With ``tools`` (OpenAI function schemas), chat requests
+        offer them to the model and the server's structured ``message.tool_calls`` come back in
+        :attr:`Completion.tool_calls <rlenv.types.Completion>` (the server must parse calls:
+        ``vllm serve --enable-auto-tool-choice --tool-call-parser ...``)."""
+        return asyncio.run(self._generate(chat_observations(observations, self.wrap), list(tools or [])))
 
-    async def _generate(self, observations: Sequence[Any]) -> list[Completion]:
+    async def _generate(self, observations: Sequence[Any], tools: list[dict[str, Any]]) -> list[Completion]:
         groups: dict[str, list[int]] = {}  # identical observations: one request with n choices
         for i, observation in enumerate(observations):
             groups.setdefault(json.dumps(observation, sort_keys=True), []).append(i)
@@ -108,7 +115,8 @@ class OpenAICompleter:
                 await self._check_model(client)
                 self._checked = True
             gate = asyncio.Semaphore(self.concurrency)
-            answers = await asyncio.gather(*(self._request(client, gate, observations[positions[0]], len(positions))
+            answers = await asyncio.gather(*(self._request(client, gate, observations[positions[0]], len(positions),
+                                                           tools)
                                              for positions in groups.values()))
         if self._rejected is not None:
             raise self._rejected
@@ -118,27 +126,29 @@ class OpenAICompleter:
                 completions[position] = completion
         return completions
 
-    async def _request(self, client: Any, gate: asyncio.Semaphore, observation: Any, n: int) -> list[Completion]:
+    async def _request(self, client: Any, gate: asyncio.Semaphore, observation: Any, n: int,
+                       tools: list[dict[str, Any]]) -> list[Completion]:
         if self.sampling.temperature == 0:  # greedy: the n samples are one
-            return (await self._choices(client, gate, observation, 1)) * n
+            return (await self._choices(client, gate, observation, 1, tools)) * n
         if not self.one_choice_per_request:
-            answers = await self._choices(client, gate, observation, n)
+            answers = await self._choices(client, gate, observation, n, tools)
             if len(answers) == n:
                 return answers
-        return await self._one_per_request(client, gate, observation, n)
+        return await self._one_per_request(client, gate, observation, n, tools)
 
-    async def _one_per_request(self, client: Any, gate: asyncio.Semaphore, observation: Any,
-                               n: int) -> list[Completion]:
+    async def _one_per_request(self, client: Any, gate: asyncio.Semaphore, observation: Any, n: int,
+                               tools: list[dict[str, Any]]) -> list[Completion]:
         """The ``n`` samples of ``observation`` as ``n`` requests of one choice, sample ``i`` seeded with
         :func:`request_seed` of ``[observation, i]``."""
-        answers = await asyncio.gather(*(self._choices(client, gate, observation, 1, sample=i) for i in range(n)))
+        answers = await asyncio.gather(*(self._choices(client, gate, observation, 1, tools, sample=i)
+                                         for i in range(n)))
         return [answer[0] for answer in answers]
 
     async def _choices(self, client: Any, gate: asyncio.Semaphore, observation: Any, n: int,
-                       sample: int | None = None) -> list[Completion]:
+                       tools: list[dict[str, Any]], sample: int | None = None) -> list[Completion]:
         """``n`` choices for ``observation`` in one request, or ``[]`` when the server ignores ``n``
         (then :attr:`one_choice_per_request` is set, with a warning once: the caller asks per sample).
-        ``sample``: the request is that one sample's (its own seed)."""
+        ``tools``: offered to a chat model; ``sample``: the request is that one sample's (its own seed)."""
         s = self.sampling
         seed = request_seed(s.seed, observation if sample is None else [observation, sample])
         common = dict(model=self.model, max_tokens=s.max_new_tokens, temperature=s.temperature, top_p=s.top_p,
@@ -151,11 +161,12 @@ class OpenAICompleter:
             try:
                 if isinstance(observation, str):
                     response = await client.completions.create(prompt=observation, **common)
-                    texts = [(c.text, c.finish_reason) for c in sorted(response.choices, key=lambda c: c.index)]
+                    choices: list[Choice] = [(c.text, c.finish_reason, None)
+                                             for c in sorted(response.choices, key=lambda c: c.index)]
                 else:
-                    response = await client.chat.completions.create(messages=observation, **common)
-                    texts = [(c.message.content, c.finish_reason)
-                             for c in sorted(response.choices, key=lambda c: c.index)]
+                    response = await client.chat.completions.create(messages=observation, **common,
+                                                                    **({"tools": tools} if tools else {}))
+                    choices = [_chat_choice(c) for c in sorted(response.choices, key=lambda c: c.index)]
             except self.openai.APIStatusError as exc:
                 if 400 <= exc.status_code < 500 and exc.status_code not in RETRYABLE_4XX:
                     hint = "" if isinstance(observation, str) else \
@@ -169,18 +180,30 @@ class OpenAICompleter:
                 return [Completion.failed(f"{type(exc).__name__} after {self._retries}: {exc}")] * n
             except (AttributeError, IndexError, TypeError, ValueError) as exc:  # a malformed answer
                 return [Completion.failed(f"malformed response: {type(exc).__name__}: {exc}")] * n
-        if 0 < len(texts) < n:
+        if 0 < len(choices) < n:
             if not self.one_choice_per_request:
                 self.one_choice_per_request = True
                 logger.warning("the server at %s answered %d choice(s) to a request for n=%d: it ignores n, so each "
                                "sample is its own request from now on (one prefill per sample)", self.base_url,
-                               len(texts), n)
+                               len(choices), n)
             return []
-        if len(texts) != n:
-            return [Completion.failed(f"malformed response: asked for n={n} choices, got {len(texts)}")] * n
-        return [Completion(text, truncated=reason == "length") if isinstance(text, str) else
-                Completion.failed(f"malformed response: the choice has no text ({text!r:.80})")
-                for text, reason in texts]
+        return _completions(choices, n)
+
+
+def _chat_choice(choice: Any) -> Choice:
+    """``(text, finish reason, structured tool calls)`` of a chat choice: a message with tool calls may have no text."""
+    calls = [call.model_dump() for call in choice.message.tool_calls] if choice.message.tool_calls else None
+    text = choice.message.content
+    return ("" if text is None and calls else text), choice.finish_reason, calls
+
+
+def _completions(choices: list[Choice], n: int) -> list[Completion]:
+    """``(text, finish reason, tool calls)`` of each choice as completions; a failure each when the answer is malformed."""
+    if len(choices) != n:
+        return [Completion.failed(f"malformed response: asked for n={n} choices, got {len(choices)}")] * n
+    return [Completion(text, truncated=reason == "length", tool_calls=calls) if isinstance(text, str) else
+            Completion.failed(f"malformed response: the choice has no text ({text!r:.80})")
+            for text, reason, calls in choices]
 
 
 #: Deprecated names (one release).

@@ -25,15 +25,17 @@ from rlenv.inference.sampling import Sampling, rollout_settings
 if TYPE_CHECKING:
     from rlenv.inference.sampling import SamplingConfig
 
-Observation = str | list[dict[str, str]]
+Observation = str | list[dict[str, Any]]
 
 
 # -- prompts and completions as tokens ----------------------------------------------------------
-def prompt_token_lists(tokenizer: Any, observations: Sequence[Observation]) -> list[list[int]]:
+def prompt_token_lists(tokenizer: Any, observations: Sequence[Observation],
+                       tools: Sequence[dict[str, Any]] | None = None) -> list[list[int]]:
     """The token ids of each prompt, unpadded.
 
     A string is tokenized with the tokenizer's special tokens (e.g. BOS); a list of chat messages
-    goes through ``tokenizer.apply_chat_template(..., add_generation_prompt=True)``.
+    goes through ``tokenizer.apply_chat_template(..., add_generation_prompt=True)``, with ``tools``
+    (OpenAI function schemas) when given.
     """
     rows = []
     for obs in observations:
@@ -42,7 +44,8 @@ def prompt_token_lists(tokenizer: Any, observations: Sequence[Observation]) -> l
         elif isinstance(obs, list):
             if getattr(tokenizer, "chat_template", None) is None:
                 raise ValueError("chat observations need a tokenizer with a chat_template")
-            text = tokenizer.apply_chat_template(obs, add_generation_prompt=True, tokenize=False)
+            text = tokenizer.apply_chat_template(obs, add_generation_prompt=True, tokenize=False,
+                                                 **({"tools": list(tools)} if tools else {}))
             rows.append(tokenizer(text, add_special_tokens=False)["input_ids"])
         else:
             raise TypeError(f"an observation must be a str or a list of chat messages, got {type(obs).__name__}")
@@ -51,9 +54,10 @@ def prompt_token_lists(tokenizer: Any, observations: Sequence[Observation]) -> l
     return [list(r) for r in rows]
 
 
-def encode_prompts(tokenizer: Any, observations: Sequence[Observation]) -> tuple[torch.Tensor, torch.Tensor]:
+def encode_prompts(tokenizer: Any, observations: Sequence[Observation],
+                   tools: Sequence[dict[str, Any]] | None = None) -> tuple[torch.Tensor, torch.Tensor]:
     """Tokenize prompts (as :func:`prompt_token_lists`), left-padded: ``(ids (B, P), mask (B, P))``."""
-    rows = prompt_token_lists(tokenizer, observations)
+    rows = prompt_token_lists(tokenizer, observations, tools)
     width = max(len(r) for r in rows)
     pad = pad_token_id_of(tokenizer)
     ids = torch.full((len(rows), width), pad, dtype=torch.long)
@@ -262,8 +266,10 @@ class HFRolloutGenerator:
         self.eos_token_ids = eos_token_ids(tokenizer)
 
     @torch.no_grad()
-    def __call__(self, observations: Sequence[Observation]) -> Generation:
-        ids, mask = encode_prompts(self.tokenizer, observations)
+    def __call__(self, observations: Sequence[Observation], tools: Sequence[dict[str, Any]] | None = None,
+                 ) -> Generation:
+        """Sample a completion for each observation (chat observations rendered with ``tools``, when given)."""
+        ids, mask = encode_prompts(self.tokenizer, observations, tools)
         size = self.batch_size or len(observations)
         parts = [self._generate(ids[s: s + size], mask[s: s + size]) for s in range(0, len(observations), size)]
         if len(parts) == 1:

@@ -116,7 +116,11 @@ class VLLMCompleter:
         return SamplingParams(n=1, temperature=s.temperature, top_p=s.top_p, top_k=s.top_k or -1,
                               max_tokens=s.max_new_tokens, stop=list(s.stop) or None)
 
-    def __call__(self, observations: Sequence[Any]) -> list[Completion]:
+    def __call__(self, observations: Sequence[Any], tools: Sequence[dict[str, Any]] | None = None,
+                 ) -> list[Completion]:
+        """One completion per observation; chat observations are rendered with ``tools`` (OpenAI
+        function schemas, for the chat template) when given. Tool calls stay in the text: the env
+        reads them in its own format."""
         shown = chat_observations(observations, self.wrap)
         texts = [i for i, o in enumerate(shown) if isinstance(o, str)]
         chats = [i for i, o in enumerate(shown) if not isinstance(o, str)]
@@ -126,8 +130,8 @@ class VLLMCompleter:
                               strict=True):
                 outputs[i] = out
         if chats:
-            for i, out in zip(chats, self.llm.chat([shown[i] for i in chats], self._params(), use_tqdm=False),
-                              strict=True):
+            for i, out in zip(chats, self.llm.chat([shown[i] for i in chats], self._params(), use_tqdm=False,
+                                                   tools=list(tools) if tools else None), strict=True):
                 outputs[i] = out
         return [Completion(out.outputs[0].text, truncated=out.outputs[0].finish_reason == "length") for out in outputs]
 

@@ -10,8 +10,9 @@
 * ``task_stats``: per run, one row per task: samples, correct, mean reward, status and
   detector counts;
 * ``samples``: one compact row per sample (columns in ``sample_columns``), with the character
-  spans of the hack evidence (:func:`~rlenv.report.evidence.evidence_spans`) and the task's
-  reference answer;
+  spans of the hack evidence (:func:`~rlenv.report.evidence.evidence_spans`), the task's
+  reference answer and, for a multi-turn episode, its ``episode`` (turns, limit, tool metrics
+  and messages: the page shows each turn, its tool calls, results and errors);
 * ``comparisons``: when the first run is an evaluation or audit, each later one against it: the
   paired comparison of ``rlenv compare`` for each metric both summaries report (pass@1 and mean
   without summaries; :func:`rlenv.evaluation.compare_results`); the page compares the runs per
@@ -35,7 +36,7 @@ logger = logging.getLogger(__name__)
 
 #: Column order of the rows of ``payload["samples"]``.
 SAMPLE_COLUMNS = ("run", "task", "sample", "step", "status", "reward", "truncated", "prompt", "completion",
-                  "components", "details", "hacks", "spans", "reference")
+                  "components", "details", "hacks", "spans", "reference", "episode")
 #: Metrics compared between two runs that have no ``summary.json``.
 DEFAULT_COMPARE_METRICS = ("pass@1", "mean")
 _SCALARS = (str, int, float, bool)
@@ -154,7 +155,8 @@ def build_payload(runs: Sequence[Run], title: str = "rlenv report", confidence: 
                             prompt_index(sample["prompt"]), completion, sample["components"] or None,
                             sample["details"] or None, hacks or None,
                             evidence_spans(completion, hacks) if hacks else None,
-                            None if sample["reference"] is None else str(sample["reference"])])
+                            None if sample["reference"] is None else str(sample["reference"]),
+                            sample["episode"] or None])
         task_stats.append(_task_stats(placed) if run.kind != "train" else None)
 
     comparisons = []

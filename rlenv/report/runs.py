@@ -36,7 +36,7 @@ AUDIT_SUMMARY_SUFFIX = ".summary.json"
 RUN_KINDS = ("eval", "audit", "train")
 #: The keys of every sample of a :class:`Run`.
 SAMPLE_KEYS = ("task_id", "sample", "step", "prompt", "reference", "completion", "reward", "status", "components",
-               "details", "hacks", "truncated", "metadata")
+               "details", "hacks", "truncated", "metadata", "episode")
 
 
 @dataclasses.dataclass

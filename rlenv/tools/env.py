@@ -5,10 +5,12 @@ from __future__ import annotations
 import collections
 import json
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from rlenv.env import TextEnv, text_env
 from rlenv.multiturn import MultiTurnEnv, Turn
+from rlenv.registry import make
 from rlenv.sources import TaskSource
 from rlenv.tools.parsing import ParsedTurn, ToolCall, ToolCallFormat, get_format, parse_tool_calls
 from rlenv.tools.schema import Tool, tool
@@ -149,3 +151,15 @@ class ToolEnv(MultiTurnEnv):
         return {"tool_calls": [{"name": c.name, "arguments": dict(c.arguments)} for c in calls],
                 "tool_results": [content for _, content, _ in results],
                 "tool_metrics": {k: self.metrics[k] for k in TOOL_METRICS}}
+
+
+def single_turn_base(base: str, base_kwargs: Mapping[str, Any] | None = None, data_files: Any = None,
+                     fields: Mapping[str, str] | None = None) -> TextEnv:
+    """The single-turn env ``base`` whose tasks, prompt template and verifier a tool env takes.
+
+    ``data_files`` and ``fields`` (what ``rlenv eval --data/--field`` give) go to ``base`` with
+    ``base_kwargs``.
+    """
+    kwargs = dict(base_kwargs or {})
+    kwargs.update({k: v for k, v in (("data_files", data_files), ("fields", fields)) if v is not None})
+    return text_env(make(base, **kwargs))

@@ -44,6 +44,7 @@ from rlenv.wrappers.repetition import (
     detect_repetition,
     ngram_repetition,
 )
+from rlenv.wrappers.tool_shaping import ToolUseBonus
 from rlenv.wrappers.tool_use import (
     GraderProbe,
     PrintedGuess,
@@ -54,7 +55,8 @@ from rlenv.wrappers.tool_use import (
 )
 
 __all__ = [
-    "GENERIC_DETECTORS", "TOOL_DETECTORS", "GraderProbe", "PrintedGuess", "ToolSpam", "detect_grader_probe",
+    "GENERIC_DETECTORS", "TOOL_DETECTORS", "GraderProbe", "PrintedGuess", "ToolSpam", "ToolUseBonus",
+    "detect_grader_probe",
     "detect_printed_guess", "detect_tool_spam", "AnswerHedging", "AuditReport", "CosineLengthReward", "Detection", "DetectorWrapper",
     "FormatGaming", "NonAnswer", "OverlongPenalty", "PromptEcho", "RepetitionPenalty", "RewardWrapper", "TruncationFlag",
     "audit", "batch_metrics", "compression_ratio", "cosine_length_reward", "default_detectors", "detect_answer_hedging",

@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from rlenv.evaluation import read_results
+import rlenv
+from rlenv.evaluation import EvalOptions, read_results
 from rlenv.report import REPORT_FILE
 from tests.report.report_helpers import DATA_ARGS, ENV_ID, math_run, math_samples, run_cli
 
@@ -171,4 +172,53 @@ def test_report_counts_per_task_statuses(runs, open_report):
     first.click()  # a task row opens its samples
     assert page.inner_text("#sample-count").startswith(f"{sum(counts.values())} of ")
     assert set(visible(page, "#samples tbody td.task")) == {ids[0]}
+    assert problems == []
+
+
+def scripted_tool_policy(conversations, tools=None):
+    """A scripted policy for a chat ``PythonToolEnv``: a call that computes, a malformed call, a call of an
+    unknown tool, then the answer its first call printed (the turn is read off the conversation)."""
+    turns = []
+    for messages in conversations:
+        results = [m["content"] for m in messages if m["role"] == "tool"]
+        question = messages[-1]["content"] if not results else next(m["content"] for m in messages if m["role"] == "user")
+        expression = question.split("Compute: ", 1)[1].split("\n", 1)[0]
+        script = [f'<tool_call>{{"name": "python", "arguments": {{"code": "print({expression})"}}}}</tool_call>',
+                  '<tool_call>{"name": "python", "arguments": {"code": </tool_call>',
+                  '<tool_call>{"name": "shell", "arguments": {"cmd": "ls"}}</tool_call>']
+        turns.append(script[len(results)] if len(results) < len(script) else f"\\boxed{{{results[0].strip()}}}")
+    return turns
+
+
+@pytest.mark.docker
+def test_report_shows_each_turn_of_an_episode_and_its_tool_metrics(open_report, tmp_path):
+    from rlenv.evaluation import evaluate_policy
+
+    def make():
+        return rlenv.make("rlenv/MathPython-v0", chat=True, max_turns=6)
+
+    out = tmp_path / "episodes"
+    evaluate_policy(make(), scripted_tool_policy, [0, 1], 1, out, EvalOptions(ks=[1], n_resamples=100, progress=False),
+                    make_env=make)
+    rows = read_results(out / "results.jsonl")
+    assert [r["status"] for r in rows] == ["correct", "correct"]
+    assert rows[0]["episode"]["tool_metrics"] == {"calls": 2, "errors": 2, "malformed": 1, "unknown_tool": 1,
+                                                  "bad_arguments": 0, "tool_exceptions": 0, "too_many_calls": 0}
+    page, problems = open_report(out / REPORT_FILE)
+    assert page.inner_text("p.episodes") == ("A: 2 episodes, 4.00 turns per episode (max 4), 2.00 tool calls per "
+                                             "episode, 66.7% of calls answered with a tool error; cut by a limit: none")
+    page.click("#tabbtn-samples")
+    page.locator("#samples tbody tr").first.click()
+    episode = page.locator("#detail .episode")
+    assert episode.locator("h3").inner_text() == "Episode: 4 turns"
+    metrics = dict(zip(episode.locator(".tool-metrics td:first-child").all_inner_texts(),
+                       episode.locator(".tool-metrics td.num").all_inner_texts(), strict=True))
+    assert metrics["calls"] == "2" and metrics["malformed"] == "1" and metrics["unknown_tool"] == "1"
+    turns = episode.locator("ol.turns > li")
+    messages = rows[0]["episode"]["messages"]
+    assert turns.count() == len(messages) == 7
+    assert [t.split()[0] for t in turns.locator(".badge").all_inner_texts()] == [m["role"] for m in messages]
+    assert episode.locator(".badge.st-error").count() == 2  # the malformed call and the unknown tool
+    assert "unknown tool 'shell'" in turns.nth(5).inner_text()
+    assert turns.nth(6).locator(".turn-content").inner_text() == rows[0]["completion"]
     assert problems == []

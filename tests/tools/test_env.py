@@ -168,33 +168,35 @@ def test_ten_thousand_random_turns_never_crash_a_tool_env(tool_format, calls, no
 
 
 ENVS = {name: ProductEnv(tool_format=name, chat=name == "mistral") for name in FORMATS}
+JSON_ANY = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+                        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+                        max_leaves=8)
+#: What an OpenAI-compatible server might hand back as ``message.tool_calls``: well formed or not.
+STRUCTURED_CALLS = st.lists(JSON_ANY | st.fixed_dictionaries({
+    "id": JSON_ANY, "type": st.just("function"),
+    "function": st.fixed_dictionaries({"name": st.sampled_from(["multiply", "explode", ""]) | JSON_ANY,
+                                       "arguments": st.builds(json.dumps, CALL_PIECES.map(lambda c: c["arguments"]))
+                                       | st.text(max_size=12) | JSON_ANY})}), min_size=1, max_size=4)
 
 
-QWEN_STYLE = (
-    "{%- if tools %}<|im_start|>system\n# Tools\n<tools>{% for t in tools %}\n{{ t | tojson }}{% endfor %}\n</tools>"
-    "<|im_end|>\n{%- endif %}"
-    "{%- for m in messages %}"
-    "{%- if m.role == 'tool' %}<|im_start|>user\n<tool_response>\n{{ m.content }}\n</tool_response><|im_end|>\n"
-    "{%- else %}<|im_start|>{{ m.role }}\n{{ m.content }}"
-    "{%- for c in m.tool_calls or [] %}\n<tool_call>\n{{ {'name': c.function.name, 'arguments': c.function.arguments}"
-    " | tojson }}\n</tool_call>{% endfor %}<|im_end|>\n{%- endif %}{%- endfor %}"
-    "{%- if add_generation_prompt %}<|im_start|>assistant\n{%- endif %}")
-LLAMA3_STYLE = (
-    "{%- for m in messages %}<|start_header_id|>{{ 'ipython' if m.role == 'tool' else m.role }}<|end_header_id|>\n\n"
-    "{% if m.role == 'user' and loop.first and tools %}Functions:\n{% for t in tools %}{{ t | tojson }}\n{% endfor %}"
-    "{%- endif %}{{ m.content }}<|eot_id|>{%- endfor %}"
-    "{%- if add_generation_prompt %}<|start_header_id|>assistant<|end_header_id|>\n\n{%- endif %}")
+@settings(max_examples=10_000, deadline=None, suppress_health_check=list(HealthCheck))
+@given(calls=STRUCTURED_CALLS, text=NOISE, chat=st.booleans())
+def test_ten_thousand_random_structured_turns_never_crash_a_tool_env(calls, text, chat):
+    env = ENVS["mistral" if chat else "hermes"]
+    env.reset(seed=0)
+    obs, reward, terminated, truncated, info = env.step(Completion(text, tool_calls=calls))
+    assert env.observation_space.contains(obs) and isinstance(reward, float) and not terminated
+    assert info["tool_metrics"]["calls"] + info["tool_metrics"]["malformed"] == len(calls)
 
 
-@pytest.mark.parametrize("template, tool_format, tool_marker", [
-    (QWEN_STYLE, "hermes", "<tool_response>\n6\n</tool_response>"),
-    (LLAMA3_STYLE, "llama3_json", "<|start_header_id|>ipython<|end_header_id|>\n\n6<|eot_id|>"),
+@pytest.mark.parametrize("style, tool_format, tool_marker", [
+    ("qwen2", "hermes", "<tool_response>\n6\n</tool_response>"),
+    ("llama3", "llama3_json", "<|start_header_id|>ipython<|end_header_id|>\n\n6<|eot_id|>"),
 ])
-def test_chat_mode_conversations_render_with_tool_chat_templates(template, tool_format, tool_marker):
-    from rlenv.trainers.tiny import tiny_tokenizer
+def test_chat_mode_conversations_render_with_tool_chat_templates(style, tool_format, tool_marker):
+    from rlenv.trainers.tiny import tiny_tool_tokenizer
 
-    tokenizer = tiny_tokenizer()
-    tokenizer.chat_template = template
+    tokenizer = tiny_tool_tokenizer(style)
     env = ProductEnv(chat=True, tool_format=tool_format)
     prompt, info = env.reset(seed=0)
     first = tokenizer.apply_chat_template(prompt, tools=info["tools"], tokenize=False, add_generation_prompt=True)
@@ -206,10 +208,9 @@ def test_chat_mode_conversations_render_with_tool_chat_templates(template, tool_
 
 
 def test_structured_calls_are_kept_on_the_assistant_message_for_the_template():
-    from rlenv.trainers.tiny import tiny_tokenizer
+    from rlenv.trainers.tiny import tiny_tool_tokenizer
 
-    tokenizer = tiny_tokenizer()
-    tokenizer.chat_template = QWEN_STYLE
+    tokenizer = tiny_tool_tokenizer("qwen2")
     env = ProductEnv(chat=True)
     _, info = env.reset(seed=0)
     turn = Completion("", tool_calls=[{"id": "c1", "type": "function",

@@ -222,6 +222,14 @@
         return el("td", { cls: "num muted", text: RUNS[i].summary.num_tasks + " / " + RUNS[i].summary.num_samples });
       })));
       append(root, el("table", { cls: "grid", id: "metrics-table" }, el("thead", null, head), el("tbody", null, body)));
+      withSummary.forEach(function (i) {  // multi-turn runs: turns, tool calls and tool errors per episode
+        var ep = RUNS[i].summary.episodes;
+        if (!ep) return;
+        var cut = Object.keys(ep.cut_by).map(function (k) { return ep.cut_by[k] + " by " + k; }).join(", ") || "none";
+        append(root, el("p", { cls: "episodes", text: RUNS[i].label + ": " + ep.count + " episodes, " + fmt(ep.turns.mean, 2) +
+          " turns per episode (max " + ep.turns.max + "), " + fmt((ep.tool_metrics.calls || 0) / ep.count, 2) +
+          " tool calls per episode, " + pct(ep.tool_errors_per_call) + " of calls answered with a tool error; cut by a limit: " + cut }));
+      });
       var lines = [];
       withSummary.forEach(function (i) {
         var ks = Object.keys(RUNS[i].summary.metrics).filter(function (m) { return /^pass@\d+$/.test(m); })
@@ -610,7 +618,31 @@
         return el("tr", null, el("td", { text: k }), el("td", { cls: "num", text: typeof comps[k] === "number" ? fmt(comps[k], 4) : JSON.stringify(comps[k]) }));
       }))));
     }
+    if (row[C.episode]) append(box, episodeView(row[C.episode]));
     if (details && typeof details === "object") append(box, detailsView(details));
+    return box;
+  }
+  function episodeView(episode) {
+    // a multi-turn episode: its tool metrics, then every turn after the prompt (calls, results, errors)
+    var box = el("div", { cls: "episode" }, el("h3", { text: "Episode: " + episode.turns + " turn" + (episode.turns === 1 ? "" : "s") +
+      (episode.limit ? " (cut at " + episode.limit + ")" : "") }));
+    var metrics = episode.tool_metrics || {};
+    var names = Object.keys(metrics);
+    if (names.length) append(box, el("table", { cls: "grid kv tool-metrics" }, el("tbody", null, names.map(function (k) {
+      return el("tr", null, el("td", { text: k }), el("td", { cls: "num" + (k !== "calls" && metrics[k] ? " failed" : ""), text: String(metrics[k]) }));
+    }))));
+    append(box, el("ol", { cls: "turns" }, (episode.messages || []).map(function (m) {
+      var content = typeof m.content === "string" ? m.content : JSON.stringify(m.content);
+      var error = m.role !== "assistant" && /^Error:/.test(content);
+      return el("li", { cls: "turn role-" + String(m.role).replace(/[^a-z]/g, "") },
+        el("span", { cls: "badge" + (error ? " st-error" : ""), text: m.role + (m.name ? " " + m.name : "") + (error ? " error" : "") }),
+        m.tool_call_id ? el("span", { cls: "muted", text: " " + m.tool_call_id }) : null,
+        content ? el("pre", { cls: "text turn-content", text: content }) : null,
+        (m.tool_calls || []).map(function (c) {
+          var f = c && c["function"] ? c["function"] : c;
+          return el("pre", { cls: "text tool-call", text: (c && c.id ? c.id + ": " : "") + (f && f.name) + "(" + (f && typeof f.arguments === "string" ? f.arguments : JSON.stringify(f && f.arguments)) + ")" });
+        }));
+    })));
     return box;
   }
   function detailsView(details) {
