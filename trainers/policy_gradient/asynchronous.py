@@ -62,10 +62,11 @@ class AsyncRolloutSettings:
             :mod:`rlenv.trainers.policy_gradient.asynchronous`; off = the synchronous trainer).
         max_staleness: how many optimizer steps older than the trainer a trained sample's policy may
             be (``k``; 0 = the synchronous trainer's batches, bit for bit).
-        generator_timeout_s: the longest the trainer waits for a batch (generation and scoring); the
-            generator process also has this long to start.
+        generator_timeout_s: the longest the trainer waits for a batch (generation and scoring).
         weight_sync_timeout_s: the longest a weight push may take to be applied by the generator
-            process (it applies pushes between two generations, so this includes one in flight).
+            process (it applies pushes between two generations, so this includes one in flight). Its
+            start (loading the policy and building the rollout backend) may take
+            ``generator_timeout_s + weight_sync_timeout_s``.
     """
 
     async_rollouts: bool = False
@@ -133,7 +134,7 @@ class GeneratorProcess:
         sampling: the rollout :class:`~rlenv.inference.Sampling`.
         backend, batch_size, options: the generator of :func:`~rlenv.inference.make_rollout_generator`.
         version: the policy version of ``policy``'s current weights.
-        start_timeout_s: how long the process may take to start (counted as the push of ``version``).
+        start_timeout_s: how long the process may take to start (load ``version`` and build its generator).
         weight_sync_timeout_s: how long each later push may take to be applied.
     """
 
@@ -142,11 +143,13 @@ class GeneratorProcess:
                  start_timeout_s: float = 600.0, weight_sync_timeout_s: float = 300.0):
         context = torch.multiprocessing.get_context("spawn")
         self._inbox, self._outbox = context.Queue(), context.Queue()
-        self.weight_sync_timeout_s = weight_sync_timeout_s
+        self.weight_sync_timeout_s, self.start_timeout_s = weight_sync_timeout_s, start_timeout_s
+        self.first_version = version
         self.applied_version = version - 1
         self._pending: dict[int, float] = {version: time.monotonic() + start_timeout_s}
         self._results: queue.Queue = queue.Queue()
         self._failure: str | None = None
+        self.failed = False
         self._closed = threading.Event()
         self._lock = threading.Lock()
         self.process = context.Process(
@@ -156,6 +159,11 @@ class GeneratorProcess:
         self.process.start()
         self._reader = threading.Thread(target=self._read, name="rlenv-generator-reader", daemon=True)
         self._reader.start()
+
+    @property
+    def started(self) -> bool:
+        """Whether the process has loaded its first weights."""
+        return self.applied_version >= self.first_version
 
     @property
     def pid(self) -> int | None:
@@ -183,6 +191,13 @@ class GeneratorProcess:
 
     def check(self) -> None:
         """Raise :class:`~rlenv.errors.RolloutStalledError` if the process failed or died, or a weight push is overdue."""
+        try:
+            self._check()
+        except RolloutStalledError:
+            self.failed = True
+            raise
+
+    def _check(self) -> None:
         if self._failure is not None:
             raise RolloutStalledError(self._failure)
         if not self.process.is_alive() and not self._closed.is_set():
@@ -194,6 +209,9 @@ class GeneratorProcess:
         now = time.monotonic()
         with self._lock:
             overdue = sorted(v for v, deadline in self._pending.items() if now > deadline)
+        if overdue and not self.started:
+            raise RolloutStalledError(f"the generator process (pid {self.pid}) did not start within "
+                                      f"{self.start_timeout_s:g}s (generator_timeout_s + weight_sync_timeout_s)")
         if overdue:
             raise RolloutStalledError(
                 f"the generator process (pid {self.pid}) did not apply the weights of policy version {overdue[0]} "
@@ -226,10 +244,12 @@ class GeneratorProcess:
             return generation, int(version)
 
     def close(self, timeout_s: float = 10.0) -> None:
-        """Stop the process (killed if it does not stop within ``timeout_s``)."""
+        """Stop the process: asked to stop, killed if it does not within ``timeout_s``, or at once after a failure."""
         if self._closed.is_set():
             return
         self._closed.set()
+        if self.process.is_alive() and self.failed:
+            self.process.kill()
         if self.process.is_alive():
             self._inbox.put(("stop",))
             self.process.join(timeout_s)
@@ -341,10 +361,13 @@ class AsyncRollouts:
     def next_batch(self, step: int, failures: FailureLog | None = None) -> tuple[EpisodeBatch, dict[str, float]]:
         """The batch of ``step`` and its statistics (those of :func:`~rlenv.trainers.rollout.collect`,
         plus ``staleness``, the policy version's age in steps, and ``wait_s``, the time waited for it);
-        its verifier failures are copied into ``failures``."""
+        its verifier failures are copied into ``failures``. Waits at most ``timeout_s`` once the
+        generator process has started."""
         start = time.monotonic()
         with self._changed:
             while step not in self._ready:
+                if not self.generator.started:  # its start has its own deadline
+                    start = time.monotonic()
                 self._raise_if_stopped(step, start)
                 self._changed.wait(POLL_S)
             sampled = self._ready.pop(step)

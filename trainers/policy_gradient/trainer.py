@@ -360,7 +360,7 @@ class Trainer:
                                 top_k=cfg.top_k)
             generator = GeneratorProcess(self.policy, self.tokenizer, sampling, cfg.rollout_backend,
                                          cfg.generation_batch_size, cfg.rollout_options, version=self.step,
-                                         start_timeout_s=cfg.generator_timeout_s,
+                                         start_timeout_s=cfg.generator_timeout_s + cfg.weight_sync_timeout_s,
                                          weight_sync_timeout_s=cfg.weight_sync_timeout_s)
             self._async = AsyncRollouts(env, generator, self.tokenizer,
                                         lambda step: _seed(cfg.seed, step, dist.rank(), 0), first_step=self.step,
