@@ -509,8 +509,8 @@ class Trainer:
                 low, high = cfg.correction_band()
                 corrected = corrections.correct(correction, old, sampler, mask, low=low, high=high)
                 per_token = per_token * corrected.weight
-                for name, (total, count) in corrections.statistics(correction, corrected, mask).items():
-                    sums.add(name, total, count)
+                for metric, (value_sum, count) in corrections.statistics(correction, corrected, mask).items():
+                    sums.add(metric, value_sum, count)
         if alg.kl_coef > 0:
             kl_tokens = losses.kl(logp, filled(micro.ref_logprobs, "ref_logprobs"), alg.kl_kind)
             if alg.kl_placement == "loss":
