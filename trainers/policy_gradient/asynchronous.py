@@ -88,14 +88,14 @@ class AsyncRolloutSettings:
 # -- the generator process ----------------------------------------------------------------------
 def _generator_main(inbox: Any, outbox: Any, model_config: Any, weights: dict[str, torch.Tensor], version: int,
                     tokenizer: Any, sampling: Sampling, backend: str, batch_size: int | None,
-                    options: dict[str, Any], threads: int) -> None:
+                    options: dict[str, Any], threads: int, device: str) -> None:
     """The generator process: build the policy copy and its generator, then apply messages in order."""
     torch.set_num_threads(threads)
     doing = "starting"
     try:
         from transformers import AutoModelForCausalLM
 
-        policy = AutoModelForCausalLM.from_config(model_config).to(next(iter(weights.values())).dtype)
+        policy = AutoModelForCausalLM.from_config(model_config).to(device, next(iter(weights.values())).dtype)
         policy.load_state_dict(weights)
         del weights
         generate = make_rollout_generator(policy, tokenizer, sampling, backend, batch_size, **options)
@@ -126,7 +126,8 @@ def _exit_description(code: int | None) -> str:
 
 
 class GeneratorProcess:
-    """A copy of ``policy`` generating in its own process, kept at the versions pushed to it.
+    """A copy of ``policy`` generating in its own process (on ``policy``'s device, with as many torch
+    threads as this one), kept at the versions pushed to it.
 
     Args:
         policy: the ``transformers`` causal LM being trained (its config and current weights).
@@ -155,7 +156,8 @@ class GeneratorProcess:
         self.process = context.Process(
             target=_generator_main, name="rlenv-generator", daemon=True,
             args=(self._inbox, self._outbox, policy.config, _weights_copy(policy), version, tokenizer, sampling,
-                  backend, batch_size, dict(options or {}), torch.get_num_threads()))
+                  backend, batch_size, dict(options or {}), torch.get_num_threads(),
+                  str(next(policy.parameters()).device)))
         self.process.start()
         self._reader = threading.Thread(target=self._read, name="rlenv-generator-reader", daemon=True)
         self._reader.start()
