@@ -162,6 +162,9 @@ class Trainer:
         cfg = self.config
         sampling = Sampling(max_new_tokens=cfg.max_new_tokens, temperature=cfg.temperature, top_p=cfg.top_p,
                             top_k=cfg.top_k)
+        if generate_fn is not None and cfg.async_rollouts:
+            raise ValueError("generate_fn= replaces the in-process generator, but async_rollouts=True samples in a "
+                             f"generator process built from rollout_backend={cfg.rollout_backend!r}")
         self.generate_fn = generate_fn or make_rollout_generator(self.policy, self.tokenizer, sampling, cfg.rollout_backend,
                                                                  cfg.generation_batch_size, **cfg.rollout_options)
         self.optimizer = self._make_optimizer()

@@ -172,3 +172,6 @@ def test_async_settings_are_checked():
         TrainerConfig(max_staleness=-1)
     with pytest.raises(ValueError, match="weight_sync_timeout_s must be > 0"):
         TrainerConfig(weight_sync_timeout_s=0)
+    model, tok = tiny_policy()
+    with pytest.raises(ValueError, match="generate_fn= replaces the in-process generator, but async_rollouts=True"):
+        Trainer(model, None, "grpo", config={"async_rollouts": True}, tokenizer=tok, generate_fn=lambda prompts: None)
