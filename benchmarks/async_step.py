@@ -41,7 +41,8 @@ def step_times(args: argparse.Namespace, **settings) -> tuple[list[float], list[
     tokenizer = tiny_tokenizer()
     model = tiny_causal_lm(tokenizer, hidden_size=args.hidden, num_layers=args.layers, num_heads=4, seed=0)
     config = dict(steps=args.steps, num_tasks=args.num_tasks, group_size=4, max_new_tokens=args.max_new_tokens,
-                  micro_batch_size=args.num_tasks * 4, lr=1e-5, progress=False, device=args.device, **settings)
+                  micro_batch_size=args.num_tasks * 4, lr=1e-5, progress=False, device=args.device,
+                  stall_warning_steps=0, **settings)
     trainer = Trainer(model, rlenv.make("rlenv/Arithmetic-v0"), "grpo", config=config, tokenizer=tokenizer)
     ends: list[float] = []
     start = time.perf_counter()
