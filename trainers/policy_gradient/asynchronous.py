@@ -114,9 +114,17 @@ def _generator_main(inbox: Any, outbox: Any, model_config: Any, weights: dict[st
                 _, request, observations, rng = message
                 doing = f"generating {request}"
                 torch.set_rng_state(rng)
-                outbox.put(("generation", request, version, generate(observations), torch.get_rng_state()))
+                outbox.put(("generation", request, version, _by_value(generate(observations)),
+                            torch.get_rng_state().numpy()))
     except BaseException:  # noqa: BLE001 - every failure goes back to the trainer, named
         outbox.put(("error", doing, traceback.format_exc()))
+
+
+def _by_value(generation: Generation) -> dict[str, Any]:
+    """``generation`` as numpy arrays: pickled by value, so reading it never needs the process that sent it
+    (torch shares tensors through a connection to the sender, which a dying process resets)."""
+    return {field.name: None if (value := getattr(generation, field.name)) is None else value.cpu().numpy()
+            for field in dataclasses.fields(Generation)}
 
 
 def _exit_description(code: int | None) -> str:
@@ -181,6 +189,9 @@ class GeneratorProcess:
                 if not self.process.is_alive():
                     return
                 continue
+            except (OSError, EOFError) as exc:  # the pipe broke: the process is gone, check() says how
+                logger.debug("reading the generator process's answers stopped: %r", exc)
+                return
             if message[0] == "weights":
                 with self._lock:
                     self.applied_version = max(self.applied_version, message[1])
@@ -236,14 +247,16 @@ class GeneratorProcess:
         self._inbox.put(("generate", request, list(observations), torch.get_rng_state()))
         while True:
             try:
-                _, _, version, generation, rng = self._results.get(timeout=POLL_S)
+                _, _, version, fields, rng = self._results.get(timeout=POLL_S)
             except queue.Empty:
                 self.check()
                 if stop is not None and stop.is_set():
                     raise _Stopped from None
                 continue
-            torch.set_rng_state(rng)
-            return generation, int(version)
+            torch.set_rng_state(torch.from_numpy(rng))
+            tensors: dict[str, Any] = {name: None if value is None else torch.from_numpy(value)
+                                       for name, value in fields.items()}
+            return Generation(**tensors), int(version)
 
     def close(self, timeout_s: float = 10.0) -> None:
         """Stop the process: asked to stop, killed if it does not within ``timeout_s``, or at once after a failure."""
