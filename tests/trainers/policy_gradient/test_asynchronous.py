@@ -90,23 +90,20 @@ def test_trained_lengths_have_the_sampled_distribution_when_long_episodes_are_sl
     assert np.mean([n for row in trainer.trained for n in row]) == np.mean(lengths)
 
 
-def test_a_killed_generator_process_raises_at_once_naming_it():
+def test_a_generator_process_killed_mid_step_raises_at_once_naming_it():
     killed: list[float] = []
 
-    def kill(step, metrics):
-        if step == 1:
-            os.kill(trainer_ref[0]._async.generator.pid, signal.SIGKILL)
-            killed.append(time.monotonic())
+    class KilledMidStep(Trainer):
+        """Kills its generator process as step 2's update starts (while the process samples batch 2 or 3)."""
 
-    trainer_ref: list[Trainer] = []
-
-    class Kept(Trainer):
-        def __init__(self, *args, **kwargs):
-            super().__init__(*args, **kwargs)
-            trainer_ref.append(self)
+        def update(self, batch):
+            if self.step == 1:
+                os.kill(self._async.generator.pid, signal.SIGKILL)
+                killed.append(time.monotonic())
+            return super().update(batch)
 
     with pytest.raises(RolloutStalledError, match=r"generator process \(pid \d+\) was killed by signal SIGKILL"):
-        run({"async_rollouts": True, "max_staleness": 1}, steps=4, callback=kill, trainer_class=Kept)
+        run({"async_rollouts": True, "max_staleness": 1}, steps=4, trainer_class=KilledMidStep)
     assert time.monotonic() - killed[0] < scaled(2.0)
 
 
