@@ -177,6 +177,7 @@ class Trainer:
         self.history: list[dict[str, float]] = []
         self._writer: Any = None
         self._async: AsyncRollouts | None = None
+        self._sampling = sampling
 
     # -- construction ---------------------------------------------------------------------------
     def _setup_device(self) -> torch.device:
@@ -361,9 +362,7 @@ class Trainer:
         """The generator process and collector of ``config.async_rollouts``, started at the current step."""
         if self._async is None:
             cfg, alg = self.config, self.algorithm
-            sampling = Sampling(max_new_tokens=cfg.max_new_tokens, temperature=cfg.temperature, top_p=cfg.top_p,
-                                top_k=cfg.top_k)
-            generator = GeneratorProcess(self.policy, self.tokenizer, sampling, cfg.rollout_backend,
+            generator = GeneratorProcess(self.policy, self.tokenizer, self._sampling, cfg.rollout_backend,
                                          cfg.generation_batch_size, cfg.rollout_options, version=self.step,
                                          start_timeout_s=cfg.generator_timeout_s + cfg.weight_sync_timeout_s,
                                          weight_sync_timeout_s=cfg.weight_sync_timeout_s)
