@@ -36,6 +36,12 @@ class Interrupted(RlenvError):
     """A run stopped by Ctrl-C; the message says what was saved and how to resume."""
 
 
+class RolloutStalledError(RlenvError, RuntimeError):
+    """Asynchronous training stopped waiting on its rollouts: the generator process died, a batch
+    (generation and scoring) or a weight push did not complete within its timeout. The message
+    names what stopped and the timeout."""
+
+
 def check_choice(name: str, value: Any, choices: Collection[Any]) -> None:
     """Raise ``ValueError`` naming ``name``, the accepted ``choices`` and the bad ``value`` unless
     ``value`` is one of ``choices``."""

@@ -54,6 +54,7 @@ FLAGS: dict[str, dict[str, str]] = {
     "rollout_backend": {family: "rollout_backend" for family in ("policy_gradient", "self_training",
                                                                   "online_preference")},
     "tis_cap": {"policy_gradient": "tis_cap"},
+    **{name: {"policy_gradient": name} for name in ("async_rollouts", "max_staleness", "correction")},
     "save_every": {"policy_gradient": "save_every"},
     "save_total_limit": {"policy_gradient": "save_total_limit"},
     "stall_warning_steps": {"policy_gradient": "stall_warning_steps", "self_training": "stall_warning_rounds",

@@ -7,6 +7,8 @@ import dataclasses
 from typing import Any
 
 from rlenv.errors import check_choice
+from rlenv.trainers.policy_gradient.asynchronous import AsyncRolloutSettings
+from rlenv.trainers.policy_gradient.corrections import OffPolicyCorrection
 from rlenv.trainers.rollout import FailurePolicy
 
 LR_SCHEDULES = ("constant", "linear", "cosine")
@@ -15,8 +17,13 @@ CRITIC_BACKBONES = ("separate", "shared")
 
 
 @dataclasses.dataclass
-class TrainerConfig(FailurePolicy):
+class TrainerConfig(AsyncRolloutSettings, OffPolicyCorrection, FailurePolicy):
     """Settings of the training loop (the algorithm itself is an :class:`~rlenv.trainers.policy_gradient.algorithms.Algorithm`).
+
+    Asynchronous rollouts (``async_rollouts``, ``max_staleness``, ...) are the fields of
+    :class:`~rlenv.trainers.policy_gradient.asynchronous.AsyncRolloutSettings`; the off-policy
+    correction (``correction``, ...) those of
+    :class:`~rlenv.trainers.policy_gradient.corrections.OffPolicyCorrection`.
 
     Attributes:
         steps: rollout + update iterations of :meth:`Trainer.train`.

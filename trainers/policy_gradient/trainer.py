@@ -43,9 +43,10 @@ from rlenv.trainers import distributed as dist
 from rlenv.trainers.batch import EpisodeBatch, outcome_token_rewards
 from rlenv.trainers.logprobs import batch_logprobs, completion_logprobs
 from rlenv.trainers.policy_gradient import advantages as advantage_registry
-from rlenv.trainers.policy_gradient import losses
+from rlenv.trainers.policy_gradient import corrections, losses
 from rlenv.trainers.policy_gradient.advantages import overlong_penalty
 from rlenv.trainers.policy_gradient.algorithms import Algorithm, resolve
+from rlenv.trainers.policy_gradient.asynchronous import AsyncRollouts, GeneratorProcess
 from rlenv.trainers.policy_gradient.config import TrainerConfig
 from rlenv.trainers.policy_gradient.critic import ValueHead, ValueModel
 from rlenv.trainers.rollout import EpisodeEnv, FailFast, FailureLog, collect
@@ -161,8 +162,13 @@ class Trainer:
         cfg = self.config
         sampling = Sampling(max_new_tokens=cfg.max_new_tokens, temperature=cfg.temperature, top_p=cfg.top_p,
                             top_k=cfg.top_k)
-        self.generate_fn = generate_fn or make_rollout_generator(self.policy, self.tokenizer, sampling, cfg.rollout_backend,
-                                                                 cfg.generation_batch_size, **cfg.rollout_options)
+        if generate_fn is not None and cfg.async_rollouts:
+            raise ValueError("generate_fn= replaces the in-process generator, but async_rollouts=True samples in a "
+                             f"generator process built from rollout_backend={cfg.rollout_backend!r}")
+        # None with async_rollouts: the generator lives in its own process, started by the first rollout
+        self.generate_fn: GenerateFn | None = None if cfg.async_rollouts else (
+            generate_fn or make_rollout_generator(self.policy, self.tokenizer, sampling, cfg.rollout_backend,
+                                                  cfg.generation_batch_size, **cfg.rollout_options))
         self.optimizer = self._make_optimizer()
         self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, self._lr_factor)
         self.step = 0
@@ -170,6 +176,8 @@ class Trainer:
         self._stall = StallWarning(self.config.stall_warning_steps, self.config.lr, self._fail_fast.env_name)
         self.history: list[dict[str, float]] = []
         self._writer: Any = None
+        self._async: AsyncRollouts | None = None
+        self._sampling = sampling
 
     # -- construction ---------------------------------------------------------------------------
     def _setup_device(self) -> torch.device:
@@ -310,6 +318,9 @@ class Trainer:
             bar.close()
             if self._writer is not None:
                 self._writer.flush()
+            if self._async is not None:
+                self._async.close()
+                self._async = None
         return self.history
 
     def train_step(self) -> dict[str, float]:
@@ -327,6 +338,8 @@ class Trainer:
         metrics["time/rollout_s"] = rollout_time
         metrics["time/step_s"] = time.perf_counter() - start
         self.step += 1
+        if self._async is not None:
+            self._async.push_weights(self.policy, self.step)
         metrics["step"] = float(self.step)
         self._log(metrics)
         self._log_samples(batch)
@@ -339,9 +352,26 @@ class Trainer:
         seed = _seed(self.config.seed, self.step, dist.rank(), 0)
         if self.env is None:
             raise RuntimeError("this trainer was built without an env: pass batches to update() instead")
+        if self.generate_fn is None:
+            return self._async_rollouts(self.env).next_batch(self.step, failures)
         return collect(self.env, self.generate_fn, self.tokenizer, seed=seed,
                        dynamic_sampling=alg.dynamic_sampling, max_refills=alg.max_refills,
                        failures=self.config.failure_policy(), log=failures)
+
+    def _async_rollouts(self, env: EpisodeEnv) -> AsyncRollouts:
+        """The generator process and collector of ``config.async_rollouts``, started at the current step."""
+        if self._async is None:
+            cfg, alg = self.config, self.algorithm
+            generator = GeneratorProcess(self.policy, self.tokenizer, self._sampling, cfg.rollout_backend,
+                                         cfg.generation_batch_size, cfg.rollout_options, version=self.step,
+                                         start_timeout_s=cfg.generator_timeout_s + cfg.weight_sync_timeout_s,
+                                         weight_sync_timeout_s=cfg.weight_sync_timeout_s)
+            self._async = AsyncRollouts(env, generator, self.tokenizer,
+                                        lambda step: _seed(cfg.seed, step, dist.rank(), 0), first_step=self.step,
+                                        max_staleness=cfg.max_staleness, timeout_s=cfg.generator_timeout_s,
+                                        dynamic_sampling=alg.dynamic_sampling, max_refills=alg.max_refills,
+                                        failures=cfg.failure_policy())
+        return self._async
 
     def _write_manifest(self, output_dir: str) -> None:
         """``output_dir/manifest.json``: env, data, verifier, algorithm, settings and library versions."""
@@ -479,10 +509,12 @@ class Trainer:
         if micro.rollout_logprobs is not None:  # the sampler's log-probs vs ours (on-policy: this forward's)
             sampler = micro.rollout_logprobs.to(old.device)
             sums.add("rollout/logprob_diff", float(((old - sampler).abs() * mask).sum()), float(mask.sum()))
-            if cfg.tis_cap is not None:
-                weight = torch.exp(old - sampler).clamp(max=cfg.tis_cap).detach()
-                per_token = per_token * weight
-                sums.add("rollout/tis_weight", float((weight * mask).sum()), float(mask.sum()))
+            if (correction := cfg.active_correction()) is not None:
+                low, high = cfg.correction_band()
+                corrected = corrections.correct(correction, old, sampler, mask, low=low, high=high)
+                per_token = per_token * corrected.weight
+                for metric, (value_sum, count) in corrections.statistics(correction, corrected, mask).items():
+                    sums.add(metric, value_sum, count)
         if alg.kl_coef > 0:
             kl_tokens = losses.kl(logp, filled(micro.ref_logprobs, "ref_logprobs"), alg.kl_kind)
             if alg.kl_placement == "loss":
