@@ -113,8 +113,12 @@ class ScoreJudge(_Judge):
     def _values(self, task: Task, completion: str) -> dict[str, str]:
         return {"question": delimit(task.prompt, "question"), "candidate": delimit(completion, "candidate")}
 
+    def prompt(self, task: Task, completion: str) -> Any:
+        """The judge's prompt for ``completion`` of ``task``."""
+        return self._render(self._values(task, completion))
+
     def score_batch(self, tasks: Sequence[Task], completions: Sequence[str]) -> list[RewardResult]:
-        replies = self.judge.ask([self._render(self._values(t, c)) for t, c in zip(tasks, completions, strict=True)])
+        replies = self.judge.ask([self.prompt(t, c) for t, c in zip(tasks, completions, strict=True)])
         return [self._result([reply], lambda reply=reply: self._read(reply.text)) for reply in replies]
 
     def _read(self, text: str) -> tuple[float, dict[str, float], dict]:
@@ -177,9 +181,13 @@ class RubricJudge(_Judge):
         lines = "\n".join(f"- {c.name} (weight {c.weight:g}): {c.description}" for c in self.criteria)
         return delimit(lines, "criteria")
 
+    def prompt(self, task: Task, completion: str) -> Any:
+        """The judge's prompt for ``completion`` of ``task``."""
+        return self._render({"question": delimit(task.prompt, "question"), "candidate": delimit(completion, "candidate"),
+                             "criteria": self.criteria_block()})
+
     def score_batch(self, tasks: Sequence[Task], completions: Sequence[str]) -> list[RewardResult]:
-        prompts = [self._render({"question": delimit(t.prompt, "question"), "candidate": delimit(c, "candidate"),
-                                 "criteria": self.criteria_block()}) for t, c in zip(tasks, completions, strict=True)]
+        prompts = [self.prompt(t, c) for t, c in zip(tasks, completions, strict=True)]
         return [self._result([reply], lambda reply=reply: self._read(reply.text)) for reply in self.judge.ask(prompts)]
 
     def _read(self, text: str) -> tuple[float, dict[str, float], dict]:
@@ -223,13 +231,14 @@ class PairwiseJudge(_Judge):
                              f"reference) for the pairwise judge, got {baseline!r:.80}")
         return baseline
 
-    def _pair_prompt(self, question: str, a: str, b: str) -> Any:
+    def pair_prompt(self, question: str, a: str, b: str) -> Any:
+        """The judge's prompt comparing ``a`` (shown first) with ``b``."""
         return self._render({"question": delimit(question, "question"), "candidate_a": delimit(a, "candidate_A"),
                              "candidate_b": delimit(b, "candidate_B")})
 
     def compare(self, pairs: Sequence[tuple[str, str, str]]) -> list[RewardResult]:
         """For each ``(question, first, second)``: the reward of ``first`` against ``second`` (both orders asked)."""
-        prompts = [p for q, a, b in pairs for p in (self._pair_prompt(q, a, b), self._pair_prompt(q, b, a))]
+        prompts = [p for q, a, b in pairs for p in (self.pair_prompt(q, a, b), self.pair_prompt(q, b, a))]
         replies = self.judge.ask(prompts)
         return [self._result(replies[i : i + 2], lambda i=i: self._read(replies[i].text, replies[i + 1].text))
                 for i in range(0, len(replies), 2)]
@@ -274,7 +283,8 @@ class RankingJudge(_Judge):
             raise ValueError(f"max_group must be in [2, 26] (candidates are lettered A-Z), got {max_group}")
         self.max_group = max_group
 
-    def _ranking_prompt(self, question: str, texts: Sequence[str], order: Sequence[int]) -> Any:
+    def ranking_prompt(self, question: str, texts: Sequence[str], order: Sequence[int]) -> Any:
+        """The judge's prompt showing ``texts`` in ``order`` (indices), lettered A, B, ..."""
         letters = [chr(ord("A") + i) for i in range(len(order))]
         block = "\n\n".join(delimit(texts[index], f"candidate_{letter}") for letter, index in zip(letters, order))
         return self._render({"question": delimit(question, "question"), "candidates": block})
@@ -295,7 +305,7 @@ class RankingJudge(_Judge):
             texts = [completions[i] for i in members]
             forward, backward = list(range(len(texts))), list(reversed(range(len(texts))))
             plans.append((members, forward, backward))
-            prompts += [self._ranking_prompt(tasks[members[0]].prompt, texts, o) for o in (forward, backward)]
+            prompts += [self.ranking_prompt(tasks[members[0]].prompt, texts, o) for o in (forward, backward)]
         replies = self.judge.ask(prompts)
         for n, (members, forward, backward) in enumerate(plans):
             pair = replies[2 * n : 2 * n + 2]
