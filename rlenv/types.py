@@ -143,7 +143,9 @@ class Verifier(Protocol):
     ``score_batch(tasks, completions) -> list[RewardResult]`` (e.g. a reward model that batches
     forward passes); vector envs and :func:`rlenv.score` use it when present. A ``placement``
     attribute (``"cpu"``, the default, ``"docker"`` or ``"model"``; see
-    :data:`rlenv.scoring.PLACEMENTS`) tells distributed executors where it can run.
+    :data:`rlenv.scoring.PLACEMENTS`) tells distributed executors where it can run. A true
+    ``whole_groups`` attribute says that ``score_batch`` scores the completions of one task together
+    (a ranking judge): distributed executors then keep a task's completions in one call.
     """
 
     name: str

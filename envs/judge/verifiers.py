@@ -275,6 +275,7 @@ class RankingJudge(_Judge):
     name = "judge_ranking"
     needed = ("question", "candidates")
     kind = "ranking"
+    whole_groups = True
 
     def __init__(self, judge: JudgeModel, template: JudgeTemplate | None = None, pass_threshold: float = 0.5,
                  max_group: int = 26):
