@@ -145,7 +145,9 @@ class Verifier(Protocol):
     attribute (``"cpu"``, the default, ``"docker"`` or ``"model"``; see
     :data:`rlenv.scoring.PLACEMENTS`) tells distributed executors where it can run. A true
     ``whole_groups`` attribute says that ``score_batch`` scores the completions of one task together
-    (a ranking judge): distributed executors then keep a task's completions in one call.
+    (a ranking judge): distributed executors then keep a task's completions in one call. A
+    ``manifest_facts() -> dict`` method adds what it returns (e.g. a judge's model and sampling) to
+    the verifier's entry of run manifests.
     """
 
     name: str

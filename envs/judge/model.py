@@ -20,6 +20,7 @@ from typing import Any
 from rlenv.envs.judge.cache import VerdictCache, verdict_key
 from rlenv.inference import BACKENDS, Sampling, make_completer
 from rlenv.errors import check_choice
+from rlenv.evaluation.results import usage_totals
 
 logger = logging.getLogger(__name__)
 
@@ -53,11 +54,7 @@ class JudgeReply:
 def judge_usage(results: Sequence[Any]) -> dict[str, int]:
     """Totals of the ``details["judge_usage"]`` of judge :class:`~rlenv.types.RewardResult` objects:
     ``requests`` made, ``cache_hits``, ``failures``, ``prompt_chars`` and ``reply_chars`` sent and received."""
-    totals = {"requests": 0, "cache_hits": 0, "failures": 0, "prompt_chars": 0, "reply_chars": 0}
-    for result in results:
-        for key, value in result.details.get("judge_usage", {}).items():
-            totals[key] += int(value)
-    return totals
+    return {**dict.fromkeys(JudgeReply("").usage(), 0), **usage_totals(r.details for r in results)}
 
 
 class JudgeModel:

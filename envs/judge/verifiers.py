@@ -58,6 +58,11 @@ class _Judge:
         self.low, self.high = float(low), float(high)
         self.pass_threshold = pass_threshold
 
+    def manifest_facts(self) -> dict[str, Any]:
+        """The judge's model, sampling and prompt, for run manifests."""
+        return {"judge": {**self.judge.identity(), "scale": [self.low, self.high],
+                          "template": dataclasses.asdict(self.template)}}
+
     def _render(self, values: Mapping[str, Any]) -> Any:
         return self.template.render({"low": f"{self.low:g}", "high": f"{self.high:g}", **values},
                                     self.judge.wants_chat)

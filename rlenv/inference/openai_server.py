@@ -6,7 +6,8 @@ for a base model). The identical observations of one call (the samples of one ta
 request with ``n`` choices (one prefill; one choice when sampling is greedy), seeded by :func:`request_seed`: the same ``Sampling.seed``
 gives the same samples again. Requests run concurrently up to ``concurrency``; the ``openai``
 client retries connection errors, timeouts, 408/409/429 and 5xx answers with exponential backoff
-(``max_retries``). A request that still fails, or whose answer has no text, becomes
+(``max_retries``); ``rate_limit`` spaces request starts to at most that many per second (a
+hosted API's quota). A request that still fails, or whose answer has no text, becomes
 ``Completion.failed(...)`` (status ``error`` in evaluation); any other 4xx answer would fail the
 same way again, so it stops the run at once with the server's message
 (:class:`~rlenv.errors.RequestRejectedError`). The server's reachability and the model name are
@@ -18,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -47,10 +49,11 @@ class OpenAICompleter:
         concurrency: requests in flight at once.
         max_retries: retries of a failed request (with exponential backoff).
         timeout: seconds per request attempt.
+        rate_limit: most requests started per second, across calls (None: no limit).
     """
 
     def __init__(self, base_url: str, model: str, sampling: Sampling, chat: str = "auto", api_key: str | None = None,
-                 concurrency: int = 16, max_retries: int = 4, timeout: float = 120.0):
+                 concurrency: int = 16, max_retries: int = 4, timeout: float = 120.0, rate_limit: float | None = None):
         try:
             import openai
         except ImportError as exc:
@@ -61,6 +64,8 @@ class OpenAICompleter:
             raise ValueError(f"OpenAI-compatible servers take no top_k, got {sampling.top_k}")
         if max_retries < 0 or not timeout > 0:
             raise ValueError(f"max_retries must be >= 0 and timeout > 0, got {max_retries} and {timeout}")
+        if rate_limit is not None and not rate_limit > 0:
+            raise ValueError(f"rate_limit must be > 0 requests per second (or None), got {rate_limit!r}")
         self.openai = openai
         self.base_url = base_url.rstrip("/")
         self.model = model
@@ -70,6 +75,9 @@ class OpenAICompleter:
         self.concurrency = concurrency
         self.max_retries = max_retries
         self.timeout = timeout
+        self.rate_limit = rate_limit
+        self._next_start = 0.0  # time.monotonic() before which no request may start (rate_limit)
+        self._pacing = asyncio.Lock()  # replaced per call: a lock belongs to one event loop
         self._checked = False
         self._rejected: RequestRejectedError | None = None
 
@@ -101,6 +109,7 @@ class OpenAICompleter:
                 await self._check_model(client)
                 self._checked = True
             gate = asyncio.Semaphore(self.concurrency)
+            self._pacing = asyncio.Lock()
             answers = await asyncio.gather(*(self._request(client, gate, observations[positions[0]], len(positions))
                                              for positions in groups.values()))
         if self._rejected is not None:
@@ -115,6 +124,16 @@ class OpenAICompleter:
         answers = await self._choices(client, gate, observation, 1 if self.sampling.temperature == 0 else n)
         return answers * n if len(answers) == 1 else answers  # greedy: the n samples are one
 
+    async def _pace(self) -> None:
+        """Wait until a request may start under ``rate_limit``."""
+        if self.rate_limit is None:
+            return
+        async with self._pacing:
+            wait = self._next_start - time.monotonic()
+            if wait > 0:
+                await asyncio.sleep(wait)
+            self._next_start = max(time.monotonic(), self._next_start) + 1.0 / self.rate_limit
+
     async def _choices(self, client: Any, gate: asyncio.Semaphore, observation: Any, n: int) -> list[Completion]:
         s = self.sampling
         common = dict(model=self.model, max_tokens=s.max_new_tokens, temperature=s.temperature, top_p=s.top_p,
@@ -122,6 +141,7 @@ class OpenAICompleter:
         async with gate:
             if self._rejected is not None:  # an earlier request was refused: this one would be too
                 return [Completion.failed("not sent")] * n
+            await self._pace()
             try:
                 if isinstance(observation, str):
                     response = await client.completions.create(prompt=observation, **common)

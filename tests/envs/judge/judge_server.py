@@ -17,7 +17,8 @@ their tags, unescaped. The served model's name picks the judge's behaviour:
   the raw prompt (the hole of a judge that reads an undelimited candidate);
 * ``garbage`` — answers prose without a verdict.
 
-``/stats`` returns the number of judge requests answered; ``delay_s`` makes each answer take that long.
+A prompt that is not a judge prompt (a policy's) gets "A good answer.". ``/stats`` returns the number of judge requests answered and the most answered at once
+(``max_in_flight``); ``delay_s`` makes each answer take that long.
 """
 
 
@@ -65,7 +66,10 @@ def verdict(mode: str, prompt: str) -> str:
             return "<winner>A</winner>"
         ma, mb = _merit(mode, a), _merit(mode, b)
         return f"<winner>{'A' if ma > mb else 'B' if mb > ma else 'tie'}</winner>"
-    candidate = _values(prompt, "candidate")[0]
+    candidates = _values(prompt, "candidate")
+    if not candidates:  # not a judge prompt: answer as a policy
+        return "A good answer."
+    candidate = candidates[0]
     criteria = _values(prompt, "criteria")
     if criteria:
         names = re.findall(r"^- (\w+) \(", criteria[0], re.M)
@@ -81,7 +85,7 @@ def judge_app(delay_s: float = 0.0):
     from fastapi import FastAPI, Request
 
     app = FastAPI()
-    stats = {"requests": 0}
+    stats = {"requests": 0, "in_flight": 0, "max_in_flight": 0}
 
     @app.get("/v1/models")
     def models():
@@ -93,9 +97,14 @@ def judge_app(delay_s: float = 0.0):
 
     async def answer(body: dict, prompt: str) -> str:
         stats["requests"] += 1
-        if delay_s:
-            await asyncio.sleep(delay_s)
-        return verdict(body["model"], prompt)
+        stats["in_flight"] += 1
+        stats["max_in_flight"] = max(stats["max_in_flight"], stats["in_flight"])
+        try:
+            if delay_s:
+                await asyncio.sleep(delay_s)
+            return verdict(body["model"], prompt)
+        finally:
+            stats["in_flight"] -= 1
 
     @app.post("/v1/chat/completions")
     async def chat(request: Request):
