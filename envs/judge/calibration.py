@@ -10,15 +10,20 @@
   the longer side minus the fraction where the labels did: above 0, the judge favours length beyond
   what the labels justify;
 * ``errors`` — pairs whose verdict could not be read or whose request failed.
+
+:func:`length_slope` measures a score judge's length bias as a slope, for
+:class:`~rlenv.envs.judge.verifiers.LengthCorrection`.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
+import statistics
 from collections.abc import Mapping, Sequence
 
-from rlenv.envs.judge.verifiers import PairwiseJudge
-from rlenv.types import Status
+from rlenv.envs.judge.verifiers import LengthCorrection, PairwiseJudge, ScoreJudge
+from rlenv.types import Status, Task
 
 
 @dataclasses.dataclass(frozen=True)
@@ -56,3 +61,19 @@ def calibrate(judge: PairwiseJudge, rows: Sequence[Mapping[str, str]]) -> Calibr
         swap_consistency=sum(not r.details["position_disagreement"] for _, r in judged) / len(judged),
         length_bias=(longer_picks - longer_labels) / counted if counted else None,
     )
+
+
+def length_slope(judge: ScoreJudge, tasks: Sequence[Task], completions: Sequence[str]) -> LengthCorrection:
+    """The least-squares slope of ``judge``'s normalized score on ``log(len(completion))`` over the
+    completions it could score, as a :class:`LengthCorrection` pivoting on their median length.
+
+    Use completions whose quality does not grow with their length (e.g. the same answers padded or
+    trimmed), or the slope also removes real merit.
+    """
+    scored = [(math.log(max(len(c), 1)), r.value) for c, r in zip(completions, judge.score_batch(tasks, completions),
+                                                                  strict=True) if r.status is not Status.ERROR]
+    if len({x for x, _ in scored}) < 2:
+        raise ValueError(f"a length slope needs scored completions of at least two lengths; got {len(scored)} "
+                         f"scored of {len(completions)}")
+    slope = statistics.linear_regression([x for x, _ in scored], [y for _, y in scored]).slope
+    return LengthCorrection(slope, math.exp(statistics.median(x for x, _ in scored)))

@@ -17,6 +17,7 @@ verdicts disagree (``details["position_disagreement"]``); a disagreement counts 
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -102,14 +103,17 @@ class ScoreJudge(_Judge):
         scale: ``(low, high)`` of the scores the judge gives.
         template: The prompt (fields ``question``, ``candidate``, ``low``, ``high``); default :data:`templates.SCORE`.
         pass_threshold: The reward from which the status is ``correct``.
+        length_correction: A :class:`LengthCorrection` of the judge's measured length bias (the
+            uncorrected reward is kept in ``components["uncorrected"]``).
     """
 
     name = "judge_score"
     needed = ("question", "candidate")
 
     def __init__(self, judge: JudgeModel, scale: tuple[float, float] = (1, 10), template: JudgeTemplate | None = None,
-                 pass_threshold: float = 0.5):
+                 pass_threshold: float = 0.5, length_correction: LengthCorrection | None = None):
         super().__init__(judge, template or self.default_template(), scale, pass_threshold)
+        self.length_correction = length_correction
 
     @staticmethod
     def default_template() -> JudgeTemplate:
@@ -124,11 +128,36 @@ class ScoreJudge(_Judge):
 
     def score_batch(self, tasks: Sequence[Task], completions: Sequence[str]) -> list[RewardResult]:
         replies = self.judge.ask([self.prompt(t, c) for t, c in zip(tasks, completions, strict=True)])
-        return [self._result([reply], lambda reply=reply: self._read(reply.text)) for reply in replies]
+        return [self._result([reply], lambda reply=reply, c=c: self._read(reply.text, c))
+                for reply, c in zip(replies, completions, strict=True)]
 
-    def _read(self, text: str) -> tuple[float, dict[str, float], dict]:
+    def _read(self, text: str, completion: str) -> tuple[float, dict[str, float], dict]:
         score = parse_score(text, self.low, self.high)
-        return self._normalized(score), {"score": score}, {}
+        value = self._normalized(score)
+        if self.length_correction is None:
+            return value, {"score": score}, {}
+        return self.length_correction(value, completion), {"score": score, "uncorrected": value}, {}
+
+
+@dataclasses.dataclass(frozen=True)
+class LengthCorrection:
+    """Removes a judge's measured length bias from a normalized score:
+    ``value - slope * log(len(completion) / pivot_chars)``, clipped to ``[0, 1]``.
+
+    ``slope`` is the judge's normalized score gained per unit of log length, measured on
+    completions of varied length (:func:`rlenv.envs.judge.calibration.length_slope`); ``pivot_chars``
+    is the length left unchanged (e.g. the median completion length).
+    """
+
+    slope: float
+    pivot_chars: float
+
+    def __post_init__(self) -> None:
+        if not self.pivot_chars > 0:
+            raise ValueError(f"pivot_chars must be > 0, got {self.pivot_chars!r}")
+
+    def __call__(self, value: float, completion: str) -> float:
+        return min(1.0, max(0.0, value - self.slope * math.log(max(len(completion), 1) / self.pivot_chars)))
 
 
 class ReferenceJudge(ScoreJudge):

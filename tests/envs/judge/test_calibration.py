@@ -33,3 +33,22 @@ def test_errors_are_counted_apart_and_bad_rows_named(judge_url):
     assert calibrate(judge(judge_url, "garbage"), ROWS[:2]) == Calibration(2, 2, None, None, None)
     with pytest.raises(ValueError, match=r"rows \[0\] lack one"):
         calibrate(judge(judge_url, "fair"), [{"prompt": "q", "chosen": "a"}])
+
+
+def test_a_measured_length_slope_corrects_a_length_biased_score_judge(judge_url):
+    import statistics
+
+    from rlenv.envs.judge import ScoreJudge
+    from rlenv.envs.judge.calibration import length_slope
+    from rlenv.types import Task
+
+    model = JudgeModel("openai", "longer", base_url=judge_url, max_retries=0)
+    texts = ["word " * n for n in (1, 2, 3, 4, 6, 8)]  # the same (empty) merit, padded: the double scores length
+    tasks = [Task("t", "Say something.")] * len(texts)
+    correction = length_slope(ScoreJudge(model), tasks, texts)
+    assert correction.slope > 0.2
+    raw = [r.value for r in ScoreJudge(model).score_batch(tasks, texts)]
+    fixed = ScoreJudge(model, length_correction=correction).score_batch(tasks, texts)
+    assert [r.components["uncorrected"] for r in fixed] == raw
+    spread = statistics.pstdev(r.value for r in fixed)
+    assert spread < 0.5 * statistics.pstdev(raw)
