@@ -9,7 +9,14 @@ from typing import Any
 from rlenv.env import TextEnv
 from rlenv.envs.judge.constitution import DEFAULT_CONSTITUTION, Constitution, Principle, constitution_judge
 from rlenv.envs.judge.model import JudgeModel
-from rlenv.envs.judge.verifiers import Criterion, PairwiseJudge, RankingJudge, ReferenceJudge, RubricJudge, ScoreJudge
+from rlenv.envs.judge.verifiers import (
+    Criterion,
+    PairwiseJudge,
+    RankingJudge,
+    ReferenceJudge,
+    RubricJudge,
+    ScoreJudge,
+)
 from rlenv.errors import check_choice
 from rlenv.sources import DatasetSource
 

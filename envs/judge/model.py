@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from rlenv.envs.judge.cache import VerdictCache, verdict_key
-from rlenv.inference import BACKENDS, Sampling, make_completer
 from rlenv.errors import check_choice
 from rlenv.evaluation.results import usage_totals
+from rlenv.inference import BACKENDS, Sampling, make_completer
 
 logger = logging.getLogger(__name__)
 

@@ -17,6 +17,7 @@ verdicts disagree (``details["position_disagreement"]``); a disagreement counts 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -24,7 +25,13 @@ from typing import Any
 from rlenv.envs.judge import templates
 from rlenv.envs.judge.delimiting import delimit
 from rlenv.envs.judge.model import JudgeModel, JudgeReply
-from rlenv.envs.judge.parsing import JudgeVerdictError, parse_choice, parse_criteria, parse_ranking, parse_score
+from rlenv.envs.judge.parsing import (
+    JudgeVerdictError,
+    parse_choice,
+    parse_criteria,
+    parse_ranking,
+    parse_score,
+)
 from rlenv.envs.judge.templates import JudgeTemplate
 from rlenv.types import RewardResult, Status, Task
 
@@ -108,7 +115,7 @@ class ScoreJudge(_Judge):
     """
 
     name = "judge_score"
-    needed = ("question", "candidate")
+    needed: tuple[str, ...] = ("question", "candidate")
 
     def __init__(self, judge: JudgeModel, scale: tuple[float, float] = (1, 10), template: JudgeTemplate | None = None,
                  pass_threshold: float = 0.5, length_correction: LengthCorrection | None = None):
@@ -128,7 +135,7 @@ class ScoreJudge(_Judge):
 
     def score_batch(self, tasks: Sequence[Task], completions: Sequence[str]) -> list[RewardResult]:
         replies = self.judge.ask([self.prompt(t, c) for t, c in zip(tasks, completions, strict=True)])
-        return [self._result([reply], lambda reply=reply, c=c: self._read(reply.text, c))
+        return [self._result([reply], functools.partial(self._read, reply.text, c))
                 for reply, c in zip(replies, completions, strict=True)]
 
     def _read(self, text: str, completion: str) -> tuple[float, dict[str, float], dict]:
@@ -165,7 +172,7 @@ class ReferenceJudge(ScoreJudge):
     template fields ``question``, ``reference``, ``candidate``; default :data:`templates.REFERENCE`."""
 
     name = "judge_reference"
-    needed = ("question", "reference", "candidate")
+    needed: tuple[str, ...] = ("question", "reference", "candidate")
 
     @staticmethod
     def default_template() -> JudgeTemplate:
@@ -222,7 +229,7 @@ class RubricJudge(_Judge):
 
     def score_batch(self, tasks: Sequence[Task], completions: Sequence[str]) -> list[RewardResult]:
         prompts = [self.prompt(t, c) for t, c in zip(tasks, completions, strict=True)]
-        return [self._result([reply], lambda reply=reply: self._read(reply.text)) for reply in self.judge.ask(prompts)]
+        return [self._result([reply], functools.partial(self._read, reply.text)) for reply in self.judge.ask(prompts)]
 
     def _read(self, text: str) -> tuple[float, dict[str, float], dict]:
         scores = parse_criteria(text, [c.name for c in self.criteria], self.low, self.high)
@@ -274,7 +281,7 @@ class PairwiseJudge(_Judge):
         """For each ``(question, first, second)``: the reward of ``first`` against ``second`` (both orders asked)."""
         prompts = [p for q, a, b in pairs for p in (self.pair_prompt(q, a, b), self.pair_prompt(q, b, a))]
         replies = self.judge.ask(prompts)
-        return [self._result(replies[i : i + 2], lambda i=i: self._read(replies[i].text, replies[i + 1].text))
+        return [self._result(replies[i : i + 2], functools.partial(self._read, replies[i].text, replies[i + 1].text))
                 for i in range(0, len(replies), 2)]
 
     def _read(self, first: str, second: str) -> tuple[float, dict[str, float], dict]:
@@ -344,7 +351,7 @@ class RankingJudge(_Judge):
         replies = self.judge.ask(prompts)
         for n, (members, forward, backward) in enumerate(plans):
             pair = replies[2 * n : 2 * n + 2]
-            group = self._result(pair, lambda pair=pair, f=forward, b=backward: self._read(pair, f, b))
+            group = self._result(pair, functools.partial(self._read, pair, forward, backward))
             for position, i in enumerate(members):
                 results[i] = self._member(group, position)
         return [r for r in results if r is not None]

@@ -2,7 +2,13 @@
 
 import pytest
 
-from rlenv.envs.judge.parsing import JudgeVerdictError, parse_choice, parse_criteria, parse_ranking, parse_score
+from rlenv.envs.judge.parsing import (
+    JudgeVerdictError,
+    parse_choice,
+    parse_criteria,
+    parse_ranking,
+    parse_score,
+)
 
 
 @pytest.mark.parametrize(("reply", "score"), [
