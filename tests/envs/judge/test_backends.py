@@ -58,3 +58,10 @@ def test_a_served_vllm_judge_gives_judge_errors_and_uses_the_cache(vllm_server, 
 def test_a_local_hf_judge_gives_judge_errors(checkpoint):
     judge = JudgeModel("hf", str(checkpoint), sampling=SAMPLING, chat="off")
     assert_judge_errors(ScoreJudge(judge).score_batch(TASKS, ["sunny", "rainy"]))
+
+
+def test_an_in_process_vllm_judge_gives_judge_errors(checkpoint):
+    judge = JudgeModel("vllm", str(checkpoint), sampling=SAMPLING, chat="off", dtype="float32", max_model_len=CONTEXT)
+    results = ScoreJudge(judge).score_batch(TASKS, ["sunny", "rainy"])
+    assert_judge_errors(results)
+    assert judge_usage(results)["requests"] == 2
