@@ -105,24 +105,25 @@ class JudgeModel:
         return list(self._completer(list(prompts)))
 
     def ask(self, prompts: Sequence[str | list[dict[str, str]]]) -> list[JudgeReply]:
-        """One reply per prompt, in order: from the cache when there, else from the backend."""
+        """One reply per prompt, in order: from the cache when there, else from the backend (a prompt
+        repeated within ``prompts`` is asked once; its repeats count as cache hits)."""
         sizes = [len(p) if isinstance(p, str) else sum(len(m["content"]) for m in p) for p in prompts]
         cache = None if self.cache_path is None else VerdictCache(self.cache_path)
         keys = [verdict_key(self.identity(), p) for p in prompts]
         hits = cache.get_many(keys) if cache is not None else {}
-        missing = list(dict.fromkeys(k for k in keys if k not in hits))
-        position = {key: keys.index(key) for key in missing}
+        first: dict[str, int] = {}  # each prompt not cached -> its first position
+        for i, key in enumerate(keys):
+            if key not in hits:
+                first.setdefault(key, i)
         fresh: dict[str, JudgeReply] = {}
-        if missing:
-            completions = self._complete([prompts[position[key]] for key in missing])
-            for key, completion in zip(missing, completions, strict=True):
-                error = getattr(completion, "error", None)
-                fresh[key] = JudgeReply(str(completion), error, False, sizes[position[key]])
+        if first:
+            completions = self._complete([prompts[i] for i in first.values()])
+            for (key, i), completion in zip(first.items(), completions, strict=True):
+                fresh[key] = JudgeReply(str(completion), getattr(completion, "error", None), False, sizes[i])
             if cache is not None:
                 cache.put_many({key: reply.text for key, reply in fresh.items() if reply.error is None})
         if hits:
             logger.debug("judge %s: %d of %d prompts answered from the cache", self.model, len(hits), len(keys))
-        return [fresh[key] if key in fresh and keys.index(key) == i else
-                JudgeReply(hits[key], None, True, size) if key in hits else
-                dataclasses.replace(fresh[key], cached=True)
+        return [JudgeReply(hits[key], None, True, size) if key in hits else
+                fresh[key] if first[key] == i else dataclasses.replace(fresh[key], cached=True)
                 for i, (key, size) in enumerate(zip(keys, sizes, strict=True))]
