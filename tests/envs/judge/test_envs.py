@@ -54,8 +54,12 @@ def test_verdicts_flow_through_trl_reward_functions_with_ranking_over_the_batch(
     ds = to_dataset(env)
     (reward,) = reward_funcs(env)
     ids = [ds["task_id"][0]] * 3 + [ds["task_id"][1]] * 2
-    out = reward(prompts=[None] * 5, completions=["good", "good good", "bad", "bad", "good"], task_id=ids)
+    metrics = {}
+    out = reward(prompts=[None] * 5, completions=["good", "good good", "bad", "bad", "good"], task_id=ids,
+                 log_metric=metrics.__setitem__)
     assert out == [0.5, 1.0, 0.0, 0.0, 1.0]
+    assert metrics["rlenv/judge_ranking/judge_usage/requests"] == 4.0  # two orders of two groups
+    assert metrics["rlenv/judge_ranking/correct"] == pytest.approx(3 / 5)
     garbage = rlenv.make("rlenv/Judge-v0", judge_model="garbage", judge_options={"base_url": env.unwrapped.verifier.judge.options["base_url"]})
     (reward,) = reward_funcs(garbage)
     assert reward(prompts=[None], completions=["good"], task_id=[ds["task_id"][0]]) == [None]  # judge_error: masked
