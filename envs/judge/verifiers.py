@@ -16,6 +16,7 @@ verdicts disagree (``details["position_disagreement"]``); a disagreement counts 
 
 from __future__ import annotations
 
+import abc
 import dataclasses
 import functools
 import math
@@ -33,6 +34,7 @@ from rlenv.envs.judge.parsing import (
     parse_score,
 )
 from rlenv.envs.judge.templates import JudgeTemplate
+from rlenv.evaluation.results import USAGE_KEY
 from rlenv.types import RewardResult, Status, Task
 
 VERSION = "1"
@@ -45,7 +47,7 @@ def _status(value: float, threshold: float) -> Status:
     return Status.CORRECT if value >= threshold else Status.INCORRECT
 
 
-class _Judge:
+class _Judge(abc.ABC):
     """What every judge verifier shares: the judge, the scale, the template and the result's making."""
 
     name = "judge"
@@ -83,7 +85,7 @@ class _Judge:
         usage = {key: sum(r.usage()[key] for r in replies) for key in replies[0].usage()}
         texts = [r.text for r in replies]
         failed = [r.error for r in replies if r.error is not None]
-        common = {"judge_usage": usage, "reply": texts[0] if len(texts) == 1 else texts}
+        common = {USAGE_KEY: usage, "reply": texts[0] if len(texts) == 1 else texts}
         if failed:
             return RewardResult(0.0, Status.ERROR, verifier=self.name, verifier_version=self.version,
                                 details={**common, "kind": JUDGE_UNAVAILABLE, "error": failed[0]})
@@ -98,8 +100,9 @@ class _Judge:
     def __call__(self, task: Task, completion: str) -> RewardResult:
         return self.score_batch([task], [completion])[0]
 
+    @abc.abstractmethod
     def score_batch(self, tasks: Sequence[Task], completions: Sequence[str]) -> list[RewardResult]:
-        raise NotImplementedError
+        """One result per ``(tasks[i], completions[i])``, in order."""
 
 
 class ScoreJudge(_Judge):
@@ -371,7 +374,7 @@ class RankingJudge(_Judge):
         counted on its first member only)."""
         details = dict(group.details)
         if position:
-            details["judge_usage"] = {key: 0 for key in details["judge_usage"]}
+            details[USAGE_KEY] = {key: 0 for key in details[USAGE_KEY]}
         if group.status is Status.ERROR:
             return dataclasses.replace(group, details=details)
         value = details.pop("rewards")[position]
