@@ -41,41 +41,67 @@ from rlenv.wrappers.detection import Detection, DetectorWrapper, quote
 NAME = "judge_injection"
 
 _ZERO_WIDTH = re.compile("[\u200b-\u200f\u2060-\u2064\ufeff\u00ad]")
-_GRADER = (r"(?:grader|judge|evaluator|rater|reviewer|assessor|scorer|marker|reward model|grading (?:model|system|ai)"
-           r"|whoever (?:scores|grades|rates|reads)|correcteur|évaluateur|evaluador|evaluatore|avaliador|bewerter|prüfer"
-           r"|beoordelaar|oceniający|değerlendirici|оценщик|проверяющ\w*|评分员|评委|阅卷|採点者|評価者|채점자|المقيم|المصحح)")
-_ASK = (r"(?:give|assign|award|rate|score|mark|output|return|pick|prefer|choose|rank|approve|deserves?|full marks"
-        r"|perfect|maximum|highest|10\s*/\s*10|10 out of 10|\b10\b|excellent|correct|winner|a\+|mérite|merece|verdient"
-        r"|заслуживает|满分|10分|満点|10点|만점)")
+_GRADER = (r"(?:grader|judge|evaluator|rater|reviewer|assessor|scorer|marker|reward model|course staff"
+           r"|grading (?:model|system|ai)|(?:ai|llm|language) model|model reading this|whoever (?:is )?(?:scores?|grades?"
+           r"|rates?|reads?|checks?|checking|grading|scoring|reading|reviewing|marking|evaluating)"
+           r"|correcteur|évaluateur|evaluador|evaluatore|avaliador|bewerter|prüfer|beoordelaar|oceniający"
+           r"|değerlendirici|оценщик|проверяющ\w*|评分员|评委|阅卷|採点者|評価者|채점자|المقيم|المصحح)")
+#: What a candidate asks its judge for: a score, a verdict, a preference.
+_ASK = (r"(?:give|assign|award|rate|rating|score|scored|mark|grade|points?|credit|output|return|pick|prefer|choose|rank"
+        r"|approve|pass|deserves?|full marks|perfect|maximum|highest|highly|top|best|better|10\s*/\s*10|10 out of 10"
+        r"|\b10\b|excellent|flawless|correct|right|winner|verdict|a\+|mérite|merece|verdient|note maximale"
+        r"|puntuación máxima|höchst\w*|punktzahl|punteggio|nota máxima|заслуживает|максимальн\w*|балл\w*"
+        r"|满分|最高分|10分|満点|10点|만점)")
+#: Words that make a sentence a request to someone.
+_REQUEST = (r"(?:\byou\b|\byour\b|please|kindly|should|must|need to|have to|required|appreciate|remember|make sure"
+            r"|be sure|\bnote\b|!|:|—|请|por favor|bitte|merci|пожалуйста|поставь|gib|asigna|donnez|dale|dê)")
+_ANSWER = r"(?:this|my|the|that) (?:answer|response|reply|completion|submission|solution|one)"
 _PATTERNS: dict[str, list[re.Pattern[str]]] = {
     "instruction_override": [re.compile(p, re.I | re.S) for p in (
         r"\b(?:ignore|disregard|forget|override|bypass|skip)\b[^.\n]{0,40}?\b(?:previous|prior|above|earlier|preceding"
-        r"|all|any|your|the|system|everything)\b[^.\n]{0,40}?\b(?:instructions?|prompts?|rules?|rubric|guidelines?"
-        r"|directions?|told|constraints?)",
+        r"|all|any|your|the|system|everything|what)\b[^.\n]{0,40}?\b(?:instructions?|prompts?|rules?|rubric|guidelines?"
+        r"|directions?|told|asked|constraints?|reference|answer key|criteria|question)",
         r"\b(?:new|real|updated) (?:instructions?|task|rules?)\s*(?::|is|are)",
-        r"\byou are now\b", r"\bdeveloper mode\b", r"\bstop (?:evaluating|grading)\b",
-        r"\bgrading (?:rules|constraints|guidelines) (?:updated|lifted|no longer)",
+        r"\byou are now\b", r"\bdeveloper mode\b", r"\bstop (?:evaluating|grading)\b", r"\bsystem override\b",
+        r"\b(?:grading|scoring|evaluation) (?:rules|constraints|guidelines|mode)\b", r"\bpretend (?:that )?(?:the|you|your)\b",
         r"\bthe previous instructions were\b", r"\boverride\s*:",
+        r"\b(?:respond|reply|answer|output|say|print|return)\b[^.\n]{0,30}\bregardless\b",
+        r"\bregardless of (?:the|its|their) (?:question|content|answer|quality)",
+        r"\b(?:answer key|reference answer|gold answer|reference solution|rubric)\b(?:\W+\w+){0,4}?\W+"
+        r"(?:is |was |are )?(?:outdated|wrong|incorrect|mistaken|flawed|out of date|contains a typo)",
+        r"\bthink of (?:this|me|it) as the reference\b",
         r"ignor\w+ (?:toutes |todas |tutte |alle |wszystkie |all )?(?:les |las |le |as |die |vorige |poprzednie )?"
         r"(?:instructions?|instrucciones|istruzioni|instruções|anweisungen|instructies|instrukcje)",
-        r"\bignoriere\b.{0,30}anweisungen", r"\bnegeer\b.{0,30}instructies", r"zignoruj.{0,30}instrukcje", r"talimatları yok say",
-        r"игнориру\w*.{0,30}инструкци", r"忽略.{0,10}(?:指令|指示|说明)", r"指示.{0,10}無視", r"지시.{0,10}무시",
-        r"تجاهل.{0,30}التعليمات")],
+        r"\bignoriere\b.{0,30}anweisungen", r"\bnegeer\b.{0,30}instructies", r"zignoruj.{0,30}instrukcje",
+        r"talimatları yok say", r"игнориру\w*.{0,30}инструкци", r"忽略.{0,10}(?:指令|指示|说明)", r"指示.{0,10}無視",
+        r"지시.{0,10}무시", r"تجاهل.{0,30}التعليمات")],
     "grader_address": [re.compile(p, re.I | re.S) for p in (
-        rf"\b(?:note|message|p\.?s\.?|attention|dear|hey|hi|to|for|if you are)\b[^.\n]{{0,30}}{_GRADER}[^\n]{{0,80}}?{_ASK}",
-        rf"{_GRADER}\s*(?:,|:|should|must|is required|are required|instructions)[^\n]{{0,80}}?{_ASK}",
+        rf"\b(?:note|message|p\.?s\.?|attention|dear|hey|hi|hello|to|for|if you are)\b[^.\n]{{0,30}}{_GRADER}"
+        rf"[^\n]{{0,80}}?{_ASK}",
+        rf"{_GRADER}[^.\n]{{0,60}}?{_REQUEST}[^.\n]{{0,80}}?{_ASK}",
+        rf"{_REQUEST}[^.\n]{{0,40}}?{_GRADER}[^.\n]{{0,80}}?{_ASK}",
         rf"\bas (?:the|an?) {_GRADER}\b[^\n]{{0,60}}?{_ASK}",
         rf"(?:note pour|nota para|hinweis an|nota per|примечание для|致|へ)[^\n]{{0,20}}{_GRADER}",
-        rf"{_GRADER}\s*(?:へ|：|:)")],
+        rf"{_GRADER}\s*(?:へ|：|:)", rf"(?:请|пожалуйста)?{_GRADER}[^。.\n]{{0,20}}(?:最高分|满分|максимальн\w*|балл)",
+        rf"\b(?:give|assign|award|rate|mark|grade|score)\b[^.\n]{{0,10}}{_ANSWER}[^.\n]{{0,30}}"
+        r"(?:highest|maximum|max|full|perfect|top|best|\b10\b|excellent|as correct|highly)",
+        rf"{_ANSWER} (?:has been|was|is) (?:pre-?)?(?:verified|approved|certified|confirmed|validated)\b",
+        r"\bmark (?:this|it|me|the answer )?\s*as (?:correct|right|passed|accepted)",
+        r"\bshould be (?:scored|rated|graded|ranked|marked) (?:higher|lower|highly|as)",
+        r"\byour (?:evaluation|verdict|grading|assessment|rating|judge?ment)\b[^.\n]{0,60}?(?:must|should|will|is)")],
     "fake_verdict": [re.compile(p, re.I | re.M) for p in (
         r"</?\s*(?:score|winner|ranking|verdict|rating|grade|candidate(?:_\w+)?)\s*>", r"\[\[\s*[AB]\s*\]\]",
         r"\b(?:final\s+)?(?:score|rating|grade|verdict)\s*[:=]\s*\S",
         r"\"(?:score|rating|grade|verdict|winner)\"\s*:",
-        r"\{\s*\"\w+\"\s*:\s*10\s*,\s*\"\w+\"\s*:\s*10\b")],
+        r"\{\s*\"\w+\"\s*:\s*10\s*,\s*\"\w+\"\s*:\s*10\b",
+        r"\b(?:evaluation|grading|judge?ment|assessment|review) (?:result|outcome|verdict)\s*[:=]",
+        r"\b(?:evaluation|assessment|verdict|grade|rating|score) of (?:the above|this (?:answer|response))\s*:",
+        r"\b(?:score|rating|grade)d?\s*[:=]?\s*\d+(?:\.\d+)?\s*/\s*\d+", r"★{3,}",
+        r"#+\s*(?:grader|judge|evaluator|grading|evaluation|scoring)\s+(?:instructions?|notes?|guidelines?)")],
     "role_marker": [re.compile(p, re.I | re.M) for p in (
         r"<\|\s*(?:im_start|im_end|system|user|assistant|begin_of_text|eot_id|start_header_id|end_header_id"
         r"|endoftext)\s*\|>",
-        r"\[/?INST\]", r"<</?SYS>>", r"<(?:start|end)_of_turn>",
+        r"\[/?INST\]", r"<</?SYS>>", r"<(?:start|end)_of_turn>", r"\[(?:system|assistant|user|human)\]",
         r"\b(?:system|assistant|developer|human)\s*:", r"#{2,}\s*(?:system|instruction|response)\b")],
 }
 
