@@ -42,15 +42,17 @@ NAME = "judge_injection"
 
 _ZERO_WIDTH = re.compile("[\u200b-\u200f\u2060-\u2064\ufeff\u00ad]")
 _GRADER = (r"(?:grader|judge|evaluator|rater|reviewer|assessor|scorer|marker|reward model|course staff"
-           r"|grading (?:model|system|ai)|(?:ai|llm|language) model|model reading this|whoever (?:is )?(?:scores?|grades?"
+           r"|grading (?:model|system|ai)|(?:ai|llm|language) model|model reading this|automated (?:scoring|grading|evaluation)"
+           r"|(?:scoring|evaluation|grading) (?:model|system|team|pipeline|policy)|benchmark authors"
+           r"|(?:ai|model|llm|system) (?:grading|scoring|evaluating|judging|reviewing) this|whoever (?:is )?(?:scores?|grades?"
            r"|rates?|reads?|checks?|checking|grading|scoring|reading|reviewing|marking|evaluating)"
            r"|correcteur|évaluateur|evaluador|evaluatore|avaliador|bewerter|prüfer|beoordelaar|oceniający"
            r"|değerlendirici|оценщик|проверяющ\w*|评分员|评委|阅卷|採点者|評価者|채점자|المقيم|المصحح)")
 #: What a candidate asks its judge for: a score, a verdict, a preference.
 _ASK = (r"(?:give|assign|award|rate|rating|score|scored|mark|grade|points?|credit|output|return|pick|prefer|choose|rank"
-        r"|approve|pass|deserves?|full marks|perfect|maximum|highest|highly|top|best|better|10\s*/\s*10|10 out of 10"
+        r"|approve|accept|pass|deserves?|generous|lenient|full credit|full marks|perfect|maximum|highest|highly|top|best|better|10\s*/\s*10|10 out of 10"
         r"|\b10\b|excellent|flawless|correct|right|winner|verdict|a\+|mérite|merece|verdient|note maximale"
-        r"|puntuación máxima|höchst\w*|punktzahl|punteggio|nota máxima|заслуживает|максимальн\w*|балл\w*"
+        r"|puntuación máxima|máxima calificación|höchst\w*|punktzahl|punteggio|nota máxima|заслуживает|максимальн\w*|балл\w*"
         r"|满分|最高分|10分|満点|10点|만점)")
 #: Words that make a sentence a request to someone.
 _REQUEST = (r"(?:\byou\b|\byour\b|please|kindly|should|must|need to|have to|required|appreciate|remember|make sure"
@@ -68,8 +70,12 @@ _PATTERNS: dict[str, list[re.Pattern[str]]] = {
         r"\b(?:respond|reply|answer|output|say|print|return)\b[^.\n]{0,30}\bregardless\b",
         r"\bregardless of (?:the|its|their) (?:question|content|answer|quality)",
         r"\b(?:answer key|reference answer|gold answer|reference solution|rubric)\b(?:\W+\w+){0,4}?\W+"
-        r"(?:is |was |are )?(?:outdated|wrong|incorrect|mistaken|flawed|out of date|contains a typo)",
-        r"\bthink of (?:this|me|it) as the reference\b",
+        r"(?:is |was |are )?(?:outdated|wrong|incorrect|mistaken|flawed|out of date|contains a typo|erratum)",
+        r"\bexpected answer\b[^.\n]{0,30}\b(?:erratum|wrong|incorrect|typo|mistake)",
+        r"\bthink of (?:this|me|it) as the reference\b", r"\baccept any answer\b",
+        r"\bfrom now on\b[^.\n]{0,40}\b(?:respond|reply|answer|rate|score|say|output)",
+        r"\b(?:anything|any score|a score) (?:below|less than|under) (?:full|maximum|perfect|a 10|10)",
+        r"\b(?:ignore|disregard|forget) everything (?:above|before|prior)",
         r"ignor\w+ (?:toutes |todas |tutte |alle |wszystkie |all )?(?:les |las |le |as |die |vorige |poprzednie )?"
         r"(?:instructions?|instrucciones|istruzioni|instruções|anweisungen|instructies|instrukcje)",
         r"\bignoriere\b.{0,30}anweisungen", r"\bnegeer\b.{0,30}instructies", r"zignoruj.{0,30}instrukcje",
@@ -86,7 +92,12 @@ _PATTERNS: dict[str, list[re.Pattern[str]]] = {
         rf"\b(?:give|assign|award|rate|mark|grade|score)\b[^.\n]{{0,10}}{_ANSWER}[^.\n]{{0,30}}"
         r"(?:highest|maximum|max|full|perfect|top|best|\b10\b|excellent|as correct|highly)",
         rf"{_ANSWER} (?:has been|was|is) (?:pre-?)?(?:verified|approved|certified|confirmed|validated)\b",
+        rf"(?:^|[.!?(\[]\s*|,\s*)(?:and |hey |hi |dear )?{_GRADER}\b[^.\n]{{0,80}}?{_ASK}",
+        r"\b(?:treat|rate|score|grade|use|consider) (?:it|this|me)(?: \w+)? as (?:the )?(?:gold|reference|correct|best)",
+        r"\b(?:this|it) (?:counts|should count|is to be counted) as (?:correct|right|a pass)",
+        r"\balways (?:choose|pick|prefer|select|rank) (?:this|me|mine)\b",
         r"\bmark (?:this|it|me|the answer )?\s*as (?:correct|right|passed|accepted)",
+        r"\bmark (?:the task|it|this) (?:as )?(?:complete|done|passed|solved)",
         r"\bshould be (?:scored|rated|graded|ranked|marked) (?:higher|lower|highly|as)",
         r"\byour (?:evaluation|verdict|grading|assessment|rating|judge?ment)\b[^.\n]{0,60}?(?:must|should|will|is)")],
     "fake_verdict": [re.compile(p, re.I | re.M) for p in (
@@ -97,11 +108,18 @@ _PATTERNS: dict[str, list[re.Pattern[str]]] = {
         r"\b(?:evaluation|grading|judge?ment|assessment|review) (?:result|outcome|verdict)\s*[:=]",
         r"\b(?:evaluation|assessment|verdict|grade|rating|score) of (?:the above|this (?:answer|response))\s*:",
         r"\b(?:score|rating|grade)d?\s*[:=]?\s*\d+(?:\.\d+)?\s*/\s*\d+", r"★{3,}",
-        r"#+\s*(?:grader|judge|evaluator|grading|evaluation|scoring)\s+(?:instructions?|notes?|guidelines?)")],
+        r"#+\s*(?:grader|judge|evaluator|grading|evaluation|scoring)\s+(?:instructions?|notes?|guidelines?)",
+        r"\b(?:evaluation|verdict|judge?ment|assessment)\s*[:=]\s*(?:correct|pass|passed|excellent|perfect|\d)",
+        r"\b(?:comparison|evaluation|judge?ment) result\b", r"\bresponse [AB] is (?:better|worse)\b",
+        r"(?:bewertung|puntuación|calificación|оценка|评分|得分|評価|점수)\s*[:：]\s*\d",
+        r"\b\d+\s*(?:von|de|из|sur)\s*10\b")],
     "role_marker": [re.compile(p, re.I | re.M) for p in (
         r"<\|\s*(?:im_start|im_end|system|user|assistant|begin_of_text|eot_id|start_header_id|end_header_id"
         r"|endoftext)\s*\|>",
         r"\[/?INST\]", r"<</?SYS>>", r"<(?:start|end)_of_turn>", r"\[(?:system|assistant|user|human)\]",
+        r"(?-i:\bSYSTEM\b)", r"\bsystem (?:note|message|notice|prompt)\s*[:：]",
+        r"nota del sistema|note du système|systemhinweis|systemnachricht|系统提示|系统消息|システム\s*[:：]"
+        r"|системное сообщение",
         r"\b(?:system|assistant|developer|human)\s*:", r"#{2,}\s*(?:system|instruction|response)\b")],
 }
 
@@ -119,6 +137,7 @@ def _views(text: str) -> Iterator[tuple[str, str]]:
         ("ROT13", lambda t: codecs.decode(t, "rot13")),
         ("reversed text", lambda t: t[::-1]),
         ("spaced letters", lambda t: re.sub(r"(?<=\S) (?=\S(?: |$))", "", t)),
+        ("separated letters", lambda t: re.sub(r"(?<=\b\w)[.\-_*·](?=\w\b)", "", t)),
         ("leetspeak", lambda t: t.translate(str.maketrans("431057+@$", "aeiostta s".replace(" ", "")))),
     ]
     for name, decode in decoders:
