@@ -37,23 +37,29 @@ class JudgeReply:
         error: Why the request failed after its retries (None when it did not).
         cached: Whether the reply came from the cache (no request was made).
         prompt_chars: Length of the prompt sent (or that would have been sent), for cost accounting.
+        tokens: The server's token counts of the request (``prompt_tokens``, ``completion_tokens``),
+            when the backend reports them (``openai``).
     """
 
     text: str
     error: str | None = None
     cached: bool = False
     prompt_chars: int = 0
+    tokens: Mapping[str, int] | None = None
 
     def usage(self) -> dict[str, int]:
-        """This reply's contribution to :func:`judge_usage`."""
+        """This reply's contribution to :func:`judge_usage` (tokens 0 where the backend reports none)."""
         asked = not self.cached
+        tokens = dict(self.tokens or {}) if asked else {}
         return {"requests": int(asked), "cache_hits": int(self.cached), "failures": int(self.error is not None),
-                "prompt_chars": self.prompt_chars if asked else 0, "reply_chars": len(self.text) if asked else 0}
+                "prompt_chars": self.prompt_chars if asked else 0, "reply_chars": len(self.text) if asked else 0,
+                "prompt_tokens": tokens.get("prompt_tokens", 0), "completion_tokens": tokens.get("completion_tokens", 0)}
 
 
 def judge_usage(results: Sequence[Any]) -> dict[str, int]:
     """Totals of the ``details["judge_usage"]`` of judge :class:`~rlenv.types.RewardResult` objects:
-    ``requests`` made, ``cache_hits``, ``failures``, ``prompt_chars`` and ``reply_chars`` sent and received."""
+    ``requests`` made, ``cache_hits``, ``failures``, ``prompt_chars`` and ``reply_chars`` sent and received,
+    and the ``prompt_tokens`` and ``completion_tokens`` the server counted (``openai`` backend)."""
     return {**dict.fromkeys(JudgeReply("").usage(), 0), **usage_totals(r.details for r in results)}
 
 
@@ -119,7 +125,8 @@ class JudgeModel:
         if first:
             completions = self._complete([prompts[i] for i in first.values()])
             for (key, i), completion in zip(first.items(), completions, strict=True):
-                fresh[key] = JudgeReply(str(completion), getattr(completion, "error", None), False, sizes[i])
+                fresh[key] = JudgeReply(str(completion), getattr(completion, "error", None), False, sizes[i],
+                                        getattr(completion, "usage", None))
             if cache is not None:
                 cache.put_many({key: reply.text for key, reply in fresh.items() if reply.error is None})
         if hits:

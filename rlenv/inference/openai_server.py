@@ -122,7 +122,10 @@ class OpenAICompleter:
 
     async def _request(self, client: Any, gate: asyncio.Semaphore, observation: Any, n: int) -> list[Completion]:
         answers = await self._choices(client, gate, observation, 1 if self.sampling.temperature == 0 else n)
-        return answers * n if len(answers) == 1 else answers  # greedy: the n samples are one
+        if len(answers) > 1 or n == 1:
+            return answers
+        only = answers[0]  # greedy: the n samples are one; the request's usage stays on the first
+        return [only] + [Completion(str(only), only.truncated, only.error, only.tool_calls)] * (n - 1)
 
     async def _pace(self) -> None:
         """Wait until a request may start under ``rate_limit``."""
@@ -165,9 +168,13 @@ class OpenAICompleter:
                 return [Completion.failed(f"malformed response: {type(exc).__name__}: {exc}")] * n
         if len(texts) != n:
             return [Completion.failed(f"malformed response: asked for n={n} choices, got {len(texts)}")] * n
-        return [Completion(text, truncated=reason == "length") if isinstance(text, str) else
+        counted = getattr(response, "usage", None)
+        usage = None if counted is None else {"prompt_tokens": counted.prompt_tokens or 0,
+                                              "completion_tokens": counted.completion_tokens or 0}
+        return [Completion(text, truncated=reason == "length", usage=usage if i == 0 else None)
+                if isinstance(text, str) else
                 Completion.failed(f"malformed response: the choice has no text ({text!r:.80})")
-                for text, reason in texts]
+                for i, (text, reason) in enumerate(texts)]
 
 
 #: Deprecated names (one release).

@@ -18,7 +18,8 @@ their tags, unescaped. The served model's name picks the judge's behaviour:
 * ``garbage`` — answers prose without a verdict.
 
 A prompt that is not a judge prompt (a policy's) gets "A good answer.". ``/stats`` returns the number of judge requests answered and the most answered at once
-(``max_in_flight``); ``delay_s`` makes each answer take that long.
+(``max_in_flight``); ``delay_s`` makes each answer take that long. Answers report ``usage`` with one
+token per whitespace-separated word.
 """
 
 
@@ -80,6 +81,13 @@ def verdict(mode: str, prompt: str) -> str:
     return f"<score>{clamp(5 + _merit(mode, candidate) if mode != 'longer' else _merit(mode, candidate)):g}</score>"
 
 
+def usage(prompt: str, reply: str) -> dict:
+    """The double's token counts: one token per whitespace-separated word."""
+    prompt_tokens, completion_tokens = len(prompt.split()), len(reply.split())
+    return {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens}
+
+
 def judge_app(delay_s: float = 0.0):
     """The FastAPI app of the judge double."""
     from fastapi import FastAPI, Request
@@ -109,16 +117,19 @@ def judge_app(delay_s: float = 0.0):
     @app.post("/v1/chat/completions")
     async def chat(request: Request):
         body = await request.json()
-        text = await answer(body, "\n\n".join(m["content"] for m in body["messages"]))
+        prompt = "\n\n".join(m["content"] for m in body["messages"])
+        text = await answer(body, prompt)
         choices = [{"index": i, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
                    for i in range(body.get("n", 1))]
-        return {"id": "x", "object": "chat.completion", "created": 0, "model": body["model"], "choices": choices}
+        return {"id": "x", "object": "chat.completion", "created": 0, "model": body["model"], "choices": choices,
+                "usage": usage(prompt, text)}
 
     @app.post("/v1/completions")
     async def completions(request: Request):
         body = await request.json()
         text = await answer(body, body["prompt"])
         choices = [{"index": i, "text": text, "finish_reason": "stop", "logprobs": None} for i in range(body.get("n", 1))]
-        return {"id": "x", "object": "text_completion", "created": 0, "model": body["model"], "choices": choices}
+        return {"id": "x", "object": "text_completion", "created": 0, "model": body["model"], "choices": choices,
+                "usage": usage(body["prompt"], text)}
 
     return app

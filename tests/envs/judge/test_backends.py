@@ -49,6 +49,7 @@ def test_a_served_vllm_judge_gives_judge_errors_and_uses_the_cache(vllm_server, 
     assert_judge_errors(first)
     assert all(isinstance(r.details["reply"], str) and r.details["reply"] for r in first)
     assert judge_usage(first)["requests"] == 2
+    assert judge_usage(first)["completion_tokens"] > 0 and judge_usage(first)["prompt_tokens"] > 2 * 300  # the server's count
     again = ScoreJudge(judge).score_batch(TASKS, ["sunny", "rainy"])
     assert [r.details["reply"] for r in again] == [r.details["reply"] for r in first]
     assert judge_usage(again)["cache_hits"] == 2

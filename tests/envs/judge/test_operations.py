@@ -33,7 +33,11 @@ def test_the_cache_answers_a_prompt_asked_again_across_judges_and_never_stores_f
     again = ScoreJudge(JudgeModel("openai", "fair", base_url=url, cache=cache)).score_batch([TASK] * 4, texts)
     assert requests_served(url)["requests"] == 3  # nothing asked: every verdict from the cache
     assert [r.to_dict()["value"] for r in again] == [r.value for r in first]
-    assert judge_usage(again) == {"requests": 0, "cache_hits": 4, "failures": 0, "prompt_chars": 0, "reply_chars": 0}
+    assert judge_usage(again) == {"requests": 0, "cache_hits": 4, "failures": 0, "prompt_chars": 0, "reply_chars": 0,
+                                  "prompt_tokens": 0, "completion_tokens": 0}
+    asked = judge_usage(first)
+    assert asked["requests"] == 3 and asked["completion_tokens"] == 3  # "<score>N</score>" is one word
+    assert asked["prompt_tokens"] > 3 * 50 and asked["prompt_chars"] > asked["prompt_tokens"]
     other_sampling = JudgeModel("openai", "fair", base_url=url, cache=cache, sampling=Sampling(max_new_tokens=8, temperature=0))
     ScoreJudge(other_sampling)(TASK, "good")
     assert requests_served(url)["requests"] == 4  # another judge setting is another key
@@ -65,7 +69,7 @@ def test_usage_is_in_the_eval_summary_and_the_judge_in_the_manifest(serve_app, t
     assert code == 0
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["judge_usage"]["requests"] + summary["judge_usage"]["cache_hits"] == 6
-    assert summary["judge_usage"]["prompt_chars"] > 0
+    assert summary["judge_usage"]["prompt_chars"] > 0 and summary["judge_usage"]["prompt_tokens"] > 0
     manifest = json.loads((tmp_path / "manifest.json").read_text())
     judge = manifest["env"]["verifier"]["judge"]
     assert (judge["backend"], judge["model"], judge["scale"]) == ("openai", "fair", [1.0, 10.0])
