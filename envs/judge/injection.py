@@ -4,18 +4,25 @@ A candidate judged by an LLM can try to talk the judge into a high score. :func:
 flags four kinds, each in the text as written and in what it decodes to:
 
 * ``instruction_override`` — "ignore previous instructions", "you are now ...", "new instructions:",
-  in English and in French, Spanish, German, Italian, Portuguese, Dutch, Polish, Turkish, Russian,
-  Arabic, Chinese, Japanese and Korean;
+  "regardless of the question", attacks on the reference answer or answer key, in English and in
+  French, Spanish, German, Italian, Portuguese, Dutch, Polish, Turkish, Russian, Arabic, Chinese,
+  Japanese and Korean;
 * ``grader_address`` — text addressed to a grader, judge, evaluator, rater or reward model that asks
-  for a score ("note to the grader: full marks");
+  for a score ("note to the grader: full marks"), requests to score "this answer" highly, claims
+  that the answer was already verified;
 * ``fake_verdict`` — verdict structure a judge prompt uses: ``<score>``/``<winner>``/``<ranking>``
-  tags, a closing ``</candidate>``, ``[[A]]``, a "Score: 10" line, a JSON object of scores;
-* ``role_marker`` — chat-template tokens (``<|im_start|>``, ``[INST]``, ``<<SYS>>``, ...) and
-  ``System:``/``Assistant:`` turns.
+  tags, a closing ``</candidate>``, ``[[A]]``, a "Score: 10" line, a JSON object of scores, an
+  "evaluation result" line;
+* ``role_marker`` — chat-template tokens (``<|im_start|>``, ``[INST]``, ``<<SYS>>``, ...),
+  ``System:``/``Assistant:`` turns and "system message" notes.
+
+Patterns catch the known shapes of these attacks, not novel phrasings: on a held-out set written
+after the last change it flags 8 of 30 injections (``benchmarks/judge_injection.py``). It is an
+audit flag; the judge prompts' escaping is the defense.
 
 The decoded views are: Unicode NFKC with zero-width characters removed (fullwidth letters, spliced
 words), HTML character references, ``\\uXXXX`` escapes, percent-encoding, base64 and hex runs,
-ROT13, the text reversed, letters spaced apart and leetspeak. A finding in a decoded view names it
+ROT13, the text reversed, letters spaced or dotted apart and leetspeak. A finding in a decoded view names it
 (``kind`` stays the same, the evidence says ``in base64``).
 
 :class:`JudgeInjection` is the ``judge_injection`` detector of the registry (flag only by default;
