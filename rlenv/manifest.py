@@ -79,7 +79,13 @@ def env_facts(env: Any) -> dict[str, Any]:
     return {"id": getattr(spec, "id", None),
             "kwargs": json.loads(json.dumps(dict(getattr(spec, "kwargs", {}) or {}), default=repr)),
             "source": _source_facts(base.source),
-            "verifier": {"name": name, "version": version}}
+            "verifier": {"name": name, "version": version, **_verifier_facts(base.verifier)}}
+
+
+def _verifier_facts(verifier: Any) -> dict[str, Any]:
+    """What a verifier says of itself through its optional ``manifest_facts()`` (e.g. a judge's model)."""
+    facts = getattr(verifier, "manifest_facts", None)
+    return json.loads(json.dumps(facts(), default=repr)) if callable(facts) else {}
 
 
 def run_manifest(kind: str, env: Any = None, settings: Mapping[str, Any] | None = None) -> dict[str, Any]:

@@ -143,7 +143,11 @@ class Verifier(Protocol):
     ``score_batch(tasks, completions) -> list[RewardResult]`` (e.g. a reward model that batches
     forward passes); vector envs and :func:`rlenv.score` use it when present. A ``placement``
     attribute (``"cpu"``, the default, ``"docker"`` or ``"model"``; see
-    :data:`rlenv.scoring.PLACEMENTS`) tells distributed executors where it can run.
+    :data:`rlenv.scoring.PLACEMENTS`) tells distributed executors where it can run. A true
+    ``whole_groups`` attribute says that ``score_batch`` scores the completions of one task together
+    (a ranking judge): distributed executors then keep a task's completions in one call. A
+    ``manifest_facts() -> dict`` method adds what it returns (e.g. a judge's model and sampling) to
+    the verifier's entry of run manifests.
     """
 
     name: str
@@ -160,20 +164,25 @@ class Completion(str):
     itself failed (e.g. an inference server kept answering 5xx): evaluation records such a
     sample as status ``error`` without verifying it. ``tool_calls`` carries an OpenAI-compatible
     server's structured tool calls (``message.tool_calls``, as dicts) for multi-turn tool envs.
+    ``usage`` carries the server's token counts of the request that produced it
+    (``prompt_tokens``, ``completion_tokens``), on the first completion of a request only, so that
+    sums count each request once.
     """
 
     truncated: bool
     error: str | None
     tool_calls: tuple[dict[str, Any], ...] | None
+    usage: dict[str, int] | None
 
     def __new__(cls, text: str, truncated: bool = False, error: str | None = None,
-                tool_calls: Any = None) -> Completion:
+                tool_calls: Any = None, usage: Mapping[str, int] | None = None) -> Completion:
         if not isinstance(text, str):
             raise TypeError(f"Completion text must be a str, got {type(text).__name__}")
         obj = super().__new__(cls, text)
         obj.truncated = bool(truncated)
         obj.error = None if error is None else str(error)
         obj.tool_calls = None if tool_calls is None else tuple(tool_calls)
+        obj.usage = None if usage is None else {key: int(value) for key, value in usage.items()}
         return obj
 
     @classmethod
@@ -182,4 +191,4 @@ class Completion(str):
         return cls("", error=error)
 
     def __reduce__(self):  # keep the flags across pickling (process pools)
-        return (Completion, (str(self), self.truncated, self.error, self.tool_calls))
+        return (Completion, (str(self), self.truncated, self.error, self.tool_calls, self.usage))

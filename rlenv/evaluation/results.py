@@ -175,7 +175,7 @@ def summarize(
         (min/max), ``status`` counts, ``errors`` (``count``, ``fraction``, ``rule``,
         ``tasks_without_valid_samples``, ``first_messages``), ``metrics`` (name ->
         :class:`Estimate` dict), ``by`` (field -> group value -> ``{"num_tasks", "metrics"}``)
-        and the bootstrap settings.
+        and the bootstrap settings; ``judge_usage`` (:func:`usage_totals`) when the verifier recorded it.
     """
     check_choice("errors", errors, ERROR_RULES)
     rows = list(rows)
@@ -211,6 +211,7 @@ def summarize(
                    "tasks_without_valid_samples": len({str(r["task_id"]) for r in rows}) - len(tasks),
                    "first_messages": messages[:5]},
         "metrics": table(np.arange(len(tasks))),
+        **({"judge_usage": usage} if (usage := usage_totals(r.get("details") for r in rows)) else {}),
         "by": breakdowns,
         "bootstrap": {"confidence": confidence, "n_resamples": n_resamples, "seed": seed, "unit": "task"},
         **episode_summary(rows),
@@ -238,6 +239,21 @@ def episode_summary(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         if tools["calls"] + tools["malformed"] else 0.0,
         "cut_by": dict(collections.Counter(str(e["limit"]) for e in episodes if e.get("limit"))),
     }}
+
+
+#: The ``details`` key under which a verifier that calls a model per sample (an AI judge) records what
+#: the sample cost, as counters (``requests``, ``cache_hits``, ``prompt_chars``, ...).
+USAGE_KEY = "judge_usage"
+
+
+def usage_totals(details: Iterable[Mapping[str, Any] | None]) -> dict[str, int]:
+    """The sums of the :data:`USAGE_KEY` counters of results' ``details`` (empty when none has them)."""
+    totals: dict[str, int] = collections.Counter()
+    for entry in details:
+        usage = entry.get(USAGE_KEY) if isinstance(entry, Mapping) else None
+        if isinstance(usage, Mapping):
+            totals.update({key: int(value) for key, value in usage.items()})
+    return dict(totals)
 
 
 def _error_message(row: Mapping[str, Any]) -> str:

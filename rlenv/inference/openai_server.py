@@ -7,7 +7,8 @@ request with ``n`` choices (one prefill; one choice when sampling is greedy), se
 gives the same samples again. A server that answers fewer choices than ``n`` (it ignores ``n``) gets
 one request per sample from then on, each with its own seed (a warning says so once). Requests run concurrently up to ``concurrency``; the ``openai``
 client retries connection errors, timeouts, 408/409/429 and 5xx answers with exponential backoff
-(``max_retries``). A request that still fails, or whose answer has no text, becomes
+(``max_retries``); ``rate_limit`` spaces request starts to at most that many per second (a
+hosted API's quota). A request that still fails, or whose answer has no text, becomes
 ``Completion.failed(...)`` (status ``error`` in evaluation); any other 4xx answer would fail the
 same way again, so it stops the run at once with the server's message
 (:class:`~rlenv.errors.RequestRejectedError`). The server's reachability and the model name are
@@ -19,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -50,10 +52,11 @@ class OpenAICompleter:
         concurrency: requests in flight at once.
         max_retries: retries of a failed request (with exponential backoff).
         timeout: seconds per request attempt.
+        rate_limit: most requests started per second, across calls (None: no limit).
     """
 
     def __init__(self, base_url: str, model: str, sampling: Sampling, chat: str = "auto", api_key: str | None = None,
-                 concurrency: int = 16, max_retries: int = 4, timeout: float = 120.0):
+                 concurrency: int = 16, max_retries: int = 4, timeout: float = 120.0, rate_limit: float | None = None):
         try:
             import openai
         except ImportError as exc:
@@ -64,6 +67,8 @@ class OpenAICompleter:
             raise ValueError(f"OpenAI-compatible servers take no top_k, got {sampling.top_k}")
         if max_retries < 0 or not timeout > 0:
             raise ValueError(f"max_retries must be >= 0 and timeout > 0, got {max_retries} and {timeout}")
+        if rate_limit is not None and not rate_limit > 0:
+            raise ValueError(f"rate_limit must be > 0 requests per second (or None), got {rate_limit!r}")
         self.openai = openai
         self.base_url = base_url.rstrip("/")
         self.model = model
@@ -73,6 +78,9 @@ class OpenAICompleter:
         self.concurrency = concurrency
         self.max_retries = max_retries
         self.timeout = timeout
+        self.rate_limit = rate_limit
+        self._next_start = 0.0  # time.monotonic() before which no request may start (rate_limit)
+        self._pacing = asyncio.Lock()  # replaced per call: a lock belongs to one event loop
         self._checked = False
         self._rejected: RequestRejectedError | None = None
         #: The server answered fewer choices than ``n``: one request per sample from then on.
@@ -115,6 +123,7 @@ class OpenAICompleter:
                 await self._check_model(client)
                 self._checked = True
             gate = asyncio.Semaphore(self.concurrency)
+            self._pacing = asyncio.Lock()
             answers = await asyncio.gather(*(self._request(client, gate, observations[positions[0]], len(positions),
                                                            tools)
                                              for positions in groups.values()))
@@ -128,13 +137,25 @@ class OpenAICompleter:
 
     async def _request(self, client: Any, gate: asyncio.Semaphore, observation: Any, n: int,
                        tools: list[dict[str, Any]]) -> list[Completion]:
-        if self.sampling.temperature == 0:  # greedy: the n samples are one
-            return (await self._choices(client, gate, observation, 1, tools)) * n
+        if self.sampling.temperature == 0 or n == 1:  # greedy: the n samples are one
+            only = (await self._choices(client, gate, observation, 1, tools))[0]
+            # the request's usage stays on the first sample only
+            return [only] + [Completion(str(only), only.truncated, only.error, only.tool_calls)] * (n - 1)
         if not self.one_choice_per_request:
             answers = await self._choices(client, gate, observation, n, tools)
             if len(answers) == n:
                 return answers
         return await self._one_per_request(client, gate, observation, n, tools)
+
+    async def _pace(self) -> None:
+        """Wait until a request may start under ``rate_limit``."""
+        if self.rate_limit is None:
+            return
+        async with self._pacing:
+            wait = self._next_start - time.monotonic()
+            if wait > 0:
+                await asyncio.sleep(wait)
+            self._next_start = max(time.monotonic(), self._next_start) + 1.0 / self.rate_limit
 
     async def _one_per_request(self, client: Any, gate: asyncio.Semaphore, observation: Any, n: int,
                                tools: list[dict[str, Any]]) -> list[Completion]:
@@ -158,6 +179,7 @@ class OpenAICompleter:
                 return [Completion.failed("not sent")] * n
             if n > 1 and self.one_choice_per_request:  # learnt while this request waited
                 return []
+            await self._pace()
             try:
                 if isinstance(observation, str):
                     response = await client.completions.create(prompt=observation, **common)
@@ -187,7 +209,10 @@ class OpenAICompleter:
                                "sample is its own request from now on (one prefill per sample)", self.base_url,
                                len(choices), n)
             return []
-        return _completions(choices, n)
+        counted = getattr(response, "usage", None)
+        usage = None if counted is None else {"prompt_tokens": counted.prompt_tokens or 0,
+                                              "completion_tokens": counted.completion_tokens or 0}
+        return _completions(choices, n, usage)
 
 
 def _chat_choice(choice: Any) -> Choice:
@@ -197,13 +222,14 @@ def _chat_choice(choice: Any) -> Choice:
     return ("" if text is None and calls else text), choice.finish_reason, calls
 
 
-def _completions(choices: list[Choice], n: int) -> list[Completion]:
-    """``(text, finish reason, tool calls)`` of each choice as completions; a failure each when the answer is malformed."""
+def _completions(choices: list[Choice], n: int, usage: dict[str, int] | None) -> list[Completion]:
+    """``(text, finish reason, tool calls)`` of each choice as completions (the request's token ``usage``
+    on the first); a failure each when the answer is malformed."""
     if len(choices) != n:
         return [Completion.failed(f"malformed response: asked for n={n} choices, got {len(choices)}")] * n
-    return [Completion(text, truncated=reason == "length", tool_calls=calls) if isinstance(text, str) else
-            Completion.failed(f"malformed response: the choice has no text ({text!r:.80})")
-            for text, reason, calls in choices]
+    return [Completion(text, truncated=reason == "length", tool_calls=calls, usage=usage if i == 0 else None)
+            if isinstance(text, str) else Completion.failed(f"malformed response: the choice has no text ({text!r:.80})")
+            for i, (text, reason, calls) in enumerate(choices)]
 
 
 #: Deprecated names (one release).

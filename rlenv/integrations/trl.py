@@ -26,6 +26,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from rlenv.errors import check_choice
+from rlenv.evaluation.results import USAGE_KEY, usage_totals
 from rlenv.scoring import score_tasks
 from rlenv.types import RewardResult, Status, Task
 
@@ -147,13 +148,17 @@ class EnvReward:
     def _log_statuses(self, scored: Sequence[tuple[float, RewardResult] | None], log_metric: Any,
                       log_extra: Any) -> None:
         """Every status's fraction of this batch (0.0 when absent, so TRL's means over a logging
-        window are the true fractions), and each sample's status in TRL's completions table."""
+        window are the true fractions), what an AI judge's verdicts cost in this batch
+        (:func:`rlenv.evaluation.results.usage_totals`), and each sample's status in TRL's completions table."""
         if callable(log_metric):
             counts = collections.Counter(item[1].status for item in scored if item is not None)
             total = sum(counts.values())
             if total:
                 for status in Status:
                     log_metric(f"{self.__name__}/{status.value}", counts[status] / total)
+            usage = usage_totals(item[1].details for item in scored if item is not None)
+            for key, value in usage.items():  # an AI judge's cost in this batch
+                log_metric(f"{self.__name__}/{USAGE_KEY}/{key}", float(value))
         if callable(log_extra):
             log_extra(f"{self.__name__}/status", [None if item is None else item[1].status.value for item in scored])
 

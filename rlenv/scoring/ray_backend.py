@@ -217,12 +217,28 @@ class _Chunk:
     attempts: int = 0  # > 0: a suspect (its actor died while scoring it)
 
 
+def chunk_positions(tasks: Sequence[Task], size: int, whole_groups: bool) -> list[list[int]]:
+    """The positions of ``tasks`` cut into chunks of about ``size``; with ``whole_groups``, the
+    positions of one task id stay in one chunk (a chunk then holds at least one whole group)."""
+    if not whole_groups:
+        return [list(range(s, min(s + size, len(tasks)))) for s in range(0, len(tasks), size)]
+    groups: dict[str, list[int]] = {}
+    for i, task in enumerate(tasks):
+        groups.setdefault(task.id, []).append(i)
+    chunks: list[list[int]] = [[]]
+    for members in groups.values():
+        if chunks[-1] and len(chunks[-1]) + len(members) > size:
+            chunks.append([])
+        chunks[-1].extend(members)
+    return chunks
+
+
 class _Batch:
     """The chunks of one batch on the actors: fresh chunks pipelined ``in_flight`` deep per actor;
     suspects (chunks whose actor died) run alone on an idle actor, so a death among them is theirs."""
 
-    def __init__(self, n: int, size: int, in_flight: int):
-        self.pending = collections.deque(_Chunk(list(range(s, min(s + size, n)))) for s in range(0, n, size))
+    def __init__(self, chunks: Sequence[list[int]], in_flight: int):
+        self.pending = collections.deque(_Chunk(positions) for positions in chunks)
         self.suspects: collections.deque[_Chunk] = collections.deque()
         self.running: dict[Any, tuple[Any, _Chunk]] = {}  # object ref -> (actor, chunk)
         self.in_flight = in_flight
@@ -403,7 +419,7 @@ class RayExecutor:
             actors = list(group.actors)[:max_workers]
             nodes = dict(group.actors)
         size = max(1, min(self.chunk_size, math.ceil(len(tasks) / (len(actors) * self.in_flight))))
-        batch = _Batch(len(tasks), size, self.in_flight)
+        batch = _Batch(chunk_positions(tasks, size, bool(getattr(verifier, "whole_groups", False))), self.in_flight)
         results: list[RewardResult | None] = [None] * len(tasks)
         bar = tqdm(total=len(tasks), desc=f"scoring on Ray ({placement})", unit="sample",
                    disable=None if progress else True, leave=False)

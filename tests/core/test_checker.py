@@ -35,14 +35,16 @@ def test_check_env_catches_an_unpicklable_verifier():
 
 @pytest.fixture(scope="module")
 def required_overrides(tmp_path_factory):
-    """Envs scored by a model need a checkpoint: tiny ones built and saved locally."""
+    """Envs scored by a model need a checkpoint (tiny ones built and saved locally) or a judge's name."""
     from rlenv.trainers.tiny import save_tiny, tiny_sequence_classifier, tiny_token_classifier, tiny_tokenizer
 
     root = tmp_path_factory.mktemp("checkpoints")
     tokenizer = tiny_tokenizer()
     reward_model = save_tiny(tiny_sequence_classifier(tokenizer), tokenizer, root / "rm")
     prm = save_tiny(tiny_token_classifier(tokenizer), tokenizer, root / "prm")
-    return {"rlenv/SafetyRM-v0": {"model": str(reward_model)}, "rlenv/PRM-v0": {"model": str(prm)}}
+    judge = {"judge_model": "unused"}  # served judges are asked only when a completion is scored
+    return {"rlenv/SafetyRM-v0": {"model": str(reward_model)}, "rlenv/PRM-v0": {"model": str(prm)},
+            "rlenv/Judge-v0": judge, "rlenv/ConstitutionJudge-v0": judge}
 
 
 @pytest.mark.parametrize("env_id", [i for i in rlenv.list_envs() if not i.startswith("reasoning_gym/")])

@@ -40,3 +40,10 @@ def test_completion_keeps_truncation_flag_through_pickle():
     clone = pickle.loads(pickle.dumps(c))
     assert clone.truncated is True and clone == "abc"
     assert Completion("abc").truncated is False
+
+
+def test_completion_keeps_the_servers_token_usage_through_pickle():
+    c = Completion("abc", usage={"prompt_tokens": 12, "completion_tokens": 3})
+    clone = pickle.loads(pickle.dumps(c))
+    assert clone.usage == {"prompt_tokens": 12, "completion_tokens": 3} and clone == "abc"
+    assert Completion("abc").usage is None

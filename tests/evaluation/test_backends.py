@@ -7,14 +7,7 @@ decoding is greedy, so every backend must produce the same completions.
 """
 
 import json
-import os
-import signal
-import socket
-import subprocess
-import sys
 import threading
-import time
-import urllib.request
 
 import pytest
 
@@ -22,6 +15,7 @@ from rlenv.cli import main
 from rlenv.errors import RequestRejectedError
 from rlenv.inference import Sampling
 from rlenv.inference.openai_server import OpenAICompleter
+from tests.vllm_server import free_port, vllm_openai_server, wait_for
 from tests.waiting import PATIENCE_S
 
 pytest.importorskip("vllm")
@@ -29,25 +23,6 @@ pytest.importorskip("vllm")
 ENV = "rlenv/Arithmetic-v0"
 COMMON = ["-n", "2", "--num-tasks", "3", "--temperature", "0", "--max-new-tokens", "6", "--chat", "off", "--no-plot"]
 SERVED_NAME = "tiny"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_for(url: str, deadline_s: float, process: subprocess.Popen | None = None) -> None:
-    end = time.monotonic() + deadline_s
-    while time.monotonic() < end:
-        if process is not None and process.poll() is not None:
-            raise RuntimeError(f"the server exited with {process.returncode} before answering {url}")
-        try:
-            with urllib.request.urlopen(url, timeout=2):
-                return
-        except OSError:
-            time.sleep(0.5)
-    raise TimeoutError(f"{url} did not answer within {deadline_s} s")
 
 
 @pytest.fixture(scope="module")
@@ -68,26 +43,8 @@ def checkpoint(tmp_path_factory):
 @pytest.fixture(scope="module")
 def vllm_server(checkpoint, tmp_path_factory):
     """``python -m vllm.entrypoints.openai.api_server`` on 127.0.0.1 (the package's own server)."""
-    port = free_port()
-    log = tmp_path_factory.mktemp("server") / "server.log"
-    env = {**os.environ, "VLLM_CPU_KVCACHE_SPACE": "1"}
-    with open(log, "wb") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "vllm.entrypoints.openai.api_server", "--model", str(checkpoint),
-             "--served-model-name", SERVED_NAME, "--host", "127.0.0.1", "--port", str(port), "--dtype", "float32",
-             "--max-model-len", "256", "--enforce-eager", "--gpu-memory-utilization", "0.2"],
-            stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True)
-    try:
-        wait_for(f"http://127.0.0.1:{port}/v1/models", PATIENCE_S, process)
-    except (RuntimeError, TimeoutError) as exc:
-        os.killpg(process.pid, signal.SIGKILL)
-        pytest.fail(f"{exc}\n{log.read_text()[-3000:]}")
-    yield f"http://127.0.0.1:{port}/v1"
-    os.killpg(process.pid, signal.SIGTERM)
-    try:
-        process.wait(timeout=PATIENCE_S)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
+    with vllm_openai_server(checkpoint, SERVED_NAME, tmp_path_factory.mktemp("server") / "server.log") as url:
+        yield url
 
 
 def rows(out_dir):

@@ -487,3 +487,12 @@ def test_a_token_the_cluster_refuses_fails_saying_how_to_set_it(tmp_path, ray_tm
     assert run.returncode == 2, run.stderr[-2000:]
     last = run.stderr.strip().splitlines()[-1]
     assert last.startswith(f"rlenv score: error: the Ray cluster at 127.0.0.1:{port}") and "RAY_AUTH_TOKEN" in last
+
+
+def test_chunks_keep_the_completions_of_one_task_together_for_whole_group_verifiers():
+    from rlenv.scoring.ray_backend import chunk_positions
+
+    tasks = [Task(t, "p") for t in "aaabbcccc"]
+    assert chunk_positions(tasks, 2, whole_groups=False) == [[0, 1], [2, 3], [4, 5], [6, 7], [8]]
+    assert chunk_positions(tasks, 2, whole_groups=True) == [[0, 1, 2], [3, 4], [5, 6, 7, 8]]
+    assert chunk_positions(tasks, 5, whole_groups=True) == [[0, 1, 2, 3, 4], [5, 6, 7, 8]]
