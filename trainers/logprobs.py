@@ -23,6 +23,8 @@ from typing import Any
 import torch
 from torch.utils.checkpoint import checkpoint
 
+from rlenv.trainers.lora import base_causal_lm
+
 #: Rows of the flattened ``(N, V)`` logits processed at once.
 DEFAULT_CHUNK_SIZE = 256
 #: Config attributes of logit transforms the fused head path does not implement.
@@ -160,11 +162,11 @@ def completion_hidden_states(
 ) -> torch.Tensor:
     """``(B, T, H)`` final hidden states of ``model``'s backbone at the position before each completion token.
 
-    ``model`` is a causal LM (its ``base_model`` backbone is used) or a bare backbone returning
-    ``last_hidden_state``.
+    ``model`` is a causal LM (its ``base_model`` backbone is used; a ``peft`` model's adapters
+    included) or a bare backbone returning ``last_hidden_state``.
     """
     input_ids, attention_mask, position_ids = model_inputs(prompt_ids, prompt_mask, completion_ids, completion_mask)
-    backbone = getattr(model, "base_model", model)
+    backbone = getattr(base_causal_lm(model), "base_model", model)
     # The last token's hidden state predicts nothing we score: drop it.
     out = backbone(input_ids=input_ids[:, :-1], attention_mask=attention_mask[:, :-1],
                    position_ids=position_ids[:, :-1], use_cache=False)

@@ -7,6 +7,7 @@ import dataclasses
 from typing import Any
 
 from rlenv.errors import check_choice
+from rlenv.trainers.precision import DTYPES
 from rlenv.trainers.rollout import FailurePolicy
 
 LR_SCHEDULES = ("constant", "linear", "cosine")
@@ -37,6 +38,15 @@ class TrainerConfig(FailurePolicy):
             token's policy loss is weighted by ``min(pi_old / pi_sampler, tis_cap)``, with
             ``pi_old`` the trainer's own recomputed probability (None = off, the default).
         micro_batch_size: episodes per forward/backward pass (gradient accumulation below it).
+        dtype: the policy's weights, ``"float32"`` or ``"bfloat16"`` (then the optimizer steps an fp32
+            master copy of the trained weights, see :mod:`rlenv.trainers.precision`).
+        autocast: run the forward and backward passes under bf16 autocast (with ``dtype="float32"``).
+        lora_r: rank of LoRA adapters on the policy (0 = none: full fine-tuning); the base weights
+            are frozen and the KL reference is the policy with its adapters disabled.
+        lora_alpha: LoRA scaling numerator (the update is scaled by ``lora_alpha / lora_r``).
+        lora_dropout: dropout on the adapters' input (kept by ``disable_dropout``).
+        lora_target_modules: comma-separated names of the adapted modules, or ``"all-linear"``
+            (every linear layer but the LM head).
         lr: policy learning rate.
         critic_lr: critic learning rate (None = ``lr``).
         weight_decay, adam_betas: optimizer settings.
@@ -79,6 +89,12 @@ class TrainerConfig(FailurePolicy):
     rollout_options: dict[str, Any] = dataclasses.field(default_factory=dict)
     tis_cap: float | None = None
     micro_batch_size: int = 8
+    dtype: str = "float32"
+    autocast: bool = False
+    lora_r: int = 0
+    lora_alpha: float = 16.0
+    lora_dropout: float = 0.0
+    lora_target_modules: str = "all-linear"
     lr: float = 1e-6
     critic_lr: float | None = None
     weight_decay: float = 0.0
@@ -122,6 +138,14 @@ class TrainerConfig(FailurePolicy):
         check_choice("lr_schedule", self.lr_schedule, LR_SCHEDULES)
         check_choice("optimizer", self.optimizer, OPTIMIZERS)
         check_choice("critic_backbone", self.critic_backbone, CRITIC_BACKBONES)
+        check_choice("dtype", self.dtype, tuple(DTYPES))
+        if self.autocast and self.dtype != "float32":
+            raise ValueError(f"autocast=True is bf16 compute over float32 weights; with dtype={self.dtype!r} "
+                             "the weights already compute in that dtype")
+        if self.lora_r < 0:
+            raise ValueError(f"lora_r must be >= 0 (0 = no adapters), got {self.lora_r}")
+        if not 0 <= self.lora_dropout < 1:
+            raise ValueError(f"lora_dropout must be in [0, 1), got {self.lora_dropout}")
         beta1, beta2 = self.adam_betas
         self.adam_betas = (float(beta1), float(beta2))
 

@@ -40,6 +40,7 @@ from tqdm.auto import tqdm
 from rlenv.inference import Sampling, make_rollout_generator
 from rlenv.inference.policy import GenerateFn
 from rlenv.trainers import distributed as dist
+from rlenv.trainers import lora
 from rlenv.trainers.batch import EpisodeBatch, outcome_token_rewards
 from rlenv.trainers.logprobs import batch_logprobs, completion_logprobs
 from rlenv.trainers.policy_gradient import advantages as advantage_registry
@@ -48,6 +49,7 @@ from rlenv.trainers.policy_gradient.advantages import overlong_penalty
 from rlenv.trainers.policy_gradient.algorithms import Algorithm, resolve
 from rlenv.trainers.policy_gradient.config import TrainerConfig
 from rlenv.trainers.policy_gradient.critic import ValueHead, ValueModel
+from rlenv.trainers.precision import MasterWeights, autocast, torch_dtype
 from rlenv.trainers.rollout import EpisodeEnv, FailFast, FailureLog, collect
 from rlenv.trainers.stall import StallWarning
 
@@ -127,7 +129,7 @@ class Trainer:
         config: a :class:`TrainerConfig` or a dict of its fields.
         tokenizer: required when ``policy`` is a model object.
         ref_model: frozen reference for the KL term (default: a copy of ``policy`` at start,
-            only when ``kl_coef > 0``).
+            only when ``kl_coef > 0``; with LoRA, the policy with its adapters disabled).
         critic: a :class:`~rlenv.trainers.policy_gradient.critic.ValueModel` for PPO (default built from the policy).
         generate_fn: replaces the generator of ``config.rollout_backend`` (any :data:`~rlenv.trainers.rollout.GenerateFn`).
 
@@ -163,6 +165,8 @@ class Trainer:
                             top_k=cfg.top_k)
         self.generate_fn = generate_fn or make_rollout_generator(self.policy, self.tokenizer, sampling, cfg.rollout_backend,
                                                                  cfg.generation_batch_size, **cfg.rollout_options)
+        self.master_weights = MasterWeights([p for p in self.policy.parameters() if p.requires_grad]
+                                            + self._critic_parameters())
         self.optimizer = self._make_optimizer()
         self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, self._lr_factor)
         self.step = 0
@@ -183,24 +187,28 @@ class Trainer:
             from transformers import AutoModelForCausalLM, AutoTokenizer
 
             tokenizer = tokenizer or AutoTokenizer.from_pretrained(str(policy), padding_side="left")
-            policy = AutoModelForCausalLM.from_pretrained(str(policy))
+            policy = AutoModelForCausalLM.from_pretrained(str(policy), dtype=torch_dtype(self.config.dtype))
         if tokenizer is None:
             raise ValueError("pass tokenizer= when policy is a model object")
         if tokenizer.eos_token_id is None:
             raise ValueError("the tokenizer needs an eos_token_id (generation must be able to stop)")
-        policy.to(self.device)
-        if self.config.disable_dropout:
+        cfg = self.config
+        policy.to(self.device, dtype=torch_dtype(cfg.dtype))
+        if cfg.disable_dropout:
             for module in policy.modules():
                 if isinstance(module, torch.nn.Dropout):
                     module.p = 0.0
             if hasattr(policy.config, "attention_dropout"):
                 policy.config.attention_dropout = 0.0
-        if self.config.gradient_checkpointing:
-            enable = getattr(policy, "activation_checkpointing_enable", None)  # transformers >= 5.x
+        if cfg.lora_r:  # after disable_dropout: the adapters keep their own lora_dropout
+            policy = lora.add_adapters(policy, cfg.lora_r, cfg.lora_alpha, cfg.lora_dropout, cfg.lora_target_modules)
+        if cfg.gradient_checkpointing:
+            model = lora.base_causal_lm(policy)
+            enable = getattr(model, "activation_checkpointing_enable", None)  # transformers >= 5.x
             if enable is not None:
                 enable(activation_checkpointing_kwargs={"use_reentrant": False})
             else:
-                policy.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+                model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
         policy.train()
         return policy, tokenizer
 
@@ -227,8 +235,8 @@ class Trainer:
         return TextVectorEnv(env_or_source, num_tasks=self.config.num_tasks, group_size=self.group_size)
 
     def _make_reference(self, ref_model: Any) -> Any:
-        if self.algorithm.kl_coef == 0:
-            return None
+        if self.algorithm.kl_coef == 0 or (ref_model is None and lora.is_lora(self.policy)):
+            return None  # LoRA: the reference is the policy with its adapters disabled (_reference_logprobs)
         import copy
 
         ref = ref_model if ref_model is not None else copy.deepcopy(self.policy)
@@ -252,13 +260,17 @@ class Trainer:
         return [] if module is None else [p for p in module.parameters() if p.requires_grad]
 
     def _parameters(self) -> list[torch.nn.Parameter]:
-        return [p for p in self.policy.parameters() if p.requires_grad] + self._critic_parameters()
+        """The parameters the optimizer steps: the policy's trained ones, then the critic's (fp32 masters
+        of low-precision weights)."""
+        return self.master_weights.parameters()
 
     def _make_optimizer(self) -> torch.optim.Optimizer:
         cfg = self.config
-        groups = [{"params": [p for p in self.policy.parameters() if p.requires_grad], "lr": cfg.lr}]
-        if self._critic_parameters():
-            groups.append({"params": self._critic_parameters(), "lr": cfg.critic_lr or cfg.lr})
+        params = self._parameters()
+        n_policy = len(params) - len(self._critic_parameters())
+        groups = [{"params": params[:n_policy], "lr": cfg.lr}]
+        if n_policy < len(params):
+            groups.append({"params": params[n_policy:], "lr": cfg.critic_lr or cfg.lr})
         if cfg.optimizer == "sgd":
             return torch.optim.SGD(groups, lr=cfg.lr, weight_decay=cfg.weight_decay)
         return torch.optim.AdamW(groups, lr=cfg.lr, betas=cfg.adam_betas, weight_decay=cfg.weight_decay)
@@ -367,12 +379,13 @@ class Trainer:
         kwargs: dict[str, Any] = dict(micro_batch_size=cfg.micro_batch_size, temperature=cfg.temperature,
                                       chunk_size=cfg.logprob_chunk_size)
         off_policy = alg.ppo_epochs > 1 or alg.num_mini_batches > 1
-        if batch.old_logprobs is None and (off_policy or kl_in_reward):
-            batch = batch.replace(old_logprobs=batch_logprobs(self.policy, batch, **kwargs))
-        if self.ref_model is not None and batch.ref_logprobs is None:
-            batch = batch.replace(ref_logprobs=batch_logprobs(self.ref_model, batch, **kwargs))
-        if alg.critic and batch.old_values is None:
-            batch = batch.replace(old_values=self._values(batch))
+        with autocast(self.device, cfg.autocast):
+            if batch.old_logprobs is None and (off_policy or kl_in_reward):
+                batch = batch.replace(old_logprobs=batch_logprobs(self.policy, batch, **kwargs))
+            if alg.kl_coef > 0 and batch.ref_logprobs is None:
+                batch = batch.replace(ref_logprobs=self._reference_logprobs(batch, **kwargs))
+            if alg.critic and batch.old_values is None:
+                batch = batch.replace(old_values=self._values(batch))
         outcome = batch.rewards.float()
         if alg.overlong_buffer is not None:
             outcome = outcome + overlong_penalty(batch.lengths, cfg.max_new_tokens, alg.overlong_buffer,
@@ -388,6 +401,13 @@ class Trainer:
         advantages, returns = advantage_registry.get(alg.advantage)(token_rewards, mask, batch.group_ids,
                                                                     **adv_kwargs)
         return batch, {"advantages": advantages, "returns": returns, "token_rewards": token_rewards}
+
+    def _reference_logprobs(self, batch: EpisodeBatch, **kwargs: Any) -> torch.Tensor:
+        """``(B, T)`` log-probs of the KL reference: the reference model, or the LoRA policy's base weights."""
+        if self.ref_model is not None:
+            return batch_logprobs(self.ref_model, batch, **kwargs)
+        with lora.adapters_disabled(self.policy):
+            return batch_logprobs(self.policy, batch, **kwargs)
 
     def _values(self, batch: EpisodeBatch) -> torch.Tensor:
         if len(batch) == 0:
@@ -450,6 +470,7 @@ class Trainer:
             rows = slice(start, start + size)
             shares.update(self._micro_step(mini.select(rows), {k: v[rows] for k, v in extra.items()}, num_tokens,
                                            num_seqs, sums))
+        self.master_weights.gradients_to_masters()
         params = self._parameters()
         dist.all_reduce_gradients(params)
         if cfg.max_grad_norm is not None:
@@ -462,6 +483,7 @@ class Trainer:
             sums.add(name, shares.get(name, 0.0), 1.0 / ws)
         sums.add("grad_norm", float(grad_norm) / ws, 1.0 / ws)
         self.optimizer.step()
+        self.master_weights.masters_to_model()
         self.scheduler.step()
 
     def _micro_step(self, micro: EpisodeBatch, extra: dict[str, torch.Tensor], num_tokens: float, num_seqs: float,
@@ -469,9 +491,10 @@ class Trainer:
         """Forward and backward of one micro-batch; returns its shares of the step's losses."""
         alg, cfg = self.algorithm, self.config
         mask = micro.completion_mask
-        out = completion_logprobs(self.policy, micro.prompt_ids, micro.prompt_mask, micro.completion_ids, mask,
-                                  temperature=cfg.temperature, chunk_size=cfg.logprob_chunk_size, with_entropy=True,
-                                  with_hidden=self.value_head is not None)
+        with autocast(self.device, cfg.autocast):
+            out = completion_logprobs(self.policy, micro.prompt_ids, micro.prompt_mask, micro.completion_ids, mask,
+                                      temperature=cfg.temperature, chunk_size=cfg.logprob_chunk_size,
+                                      with_entropy=True, with_hidden=self.value_head is not None)
         logp, entropy = out.logprobs, filled(out.entropy, "entropy")
         old = micro.old_logprobs if micro.old_logprobs is not None else logp.detach()
         pl = losses.get(alg.policy_loss)(logp, old, extra["advantages"], mask, **alg.loss_kwargs)
@@ -494,7 +517,8 @@ class Trainer:
         if alg.entropy_coef > 0:
             total = total - alg.entropy_coef * losses.aggregate(entropy, mask, "token_mean", **norm)
         if alg.critic:
-            values = self._critic_values(micro, out.hidden)
+            with autocast(self.device, cfg.autocast):
+                values = self._critic_values(micro, out.hidden)
             vf = losses.value_loss(values, filled(micro.old_values, "old_values"), extra["returns"], alg.value_clip)
             value_loss = losses.aggregate(vf, mask, "token_mean", **norm)
             total = total + alg.vf_coef * value_loss
@@ -565,10 +589,15 @@ class Trainer:
 
     # -- checkpoints ----------------------------------------------------------------------------
     def state_dict(self) -> dict[str, Any]:
-        """Everything needed to continue exactly: weights, optimizer, schedule, step."""
+        """Everything needed to continue exactly: weights (with LoRA, the adapters only; with bf16
+        weights, their fp32 masters), optimizer, schedule, step."""
         critic = self.critic if self.critic is not None else self.value_head
+        policy = self.policy.state_dict()
+        if lora.is_lora(self.policy):
+            trained = {name for name, p in self.policy.named_parameters() if p.requires_grad}
+            policy = {name: value for name, value in policy.items() if name in trained}
         return {
-            "step": self.step, "policy": self.policy.state_dict(),
+            "step": self.step, "policy": policy, "master_weights": self.master_weights.state_dict(),
             "critic": None if critic is None else critic.state_dict(),
             "optimizer": self.optimizer.state_dict(), "scheduler": self.scheduler.state_dict(),
             "algorithm": self.algorithm.to_dict(), "config": dataclasses.asdict(self.config),
@@ -624,12 +653,17 @@ class Trainer:
         if state["algorithm"] != self.algorithm.to_dict():
             raise ValueError(f"checkpoint {file} was written by algorithm {state['algorithm']['name']!r} with a "
                              f"different configuration than {self.algorithm.name!r}")
-        self.policy.load_state_dict(state["policy"])
+        missing, unexpected = self.policy.load_state_dict(state["policy"], strict=not lora.is_lora(self.policy))
+        missing_trained = sorted({n for n, p in self.policy.named_parameters() if p.requires_grad} & set(missing))
+        if unexpected or missing_trained:
+            raise ValueError(f"checkpoint {file} does not fit this policy: missing trained weights "
+                             f"{missing_trained[:5]}, unexpected weights {unexpected[:5]}")
         critic = self.critic if self.critic is not None else self.value_head
         if (critic is None) != (state["critic"] is None):
             raise ValueError(f"checkpoint {file} and this trainer disagree on having a critic")
         if critic is not None:
             critic.load_state_dict(state["critic"])
+        self.master_weights.load_state_dict(state.get("master_weights", []))
         self.optimizer.load_state_dict(state["optimizer"])
         self.scheduler.load_state_dict(state["scheduler"])
         self.step = int(state["step"])
