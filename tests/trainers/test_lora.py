@@ -84,8 +84,9 @@ def test_lora_resume_is_bit_identical(tmp_path):
 
 
 def test_merge_command_writes_a_model(tmp_path):
-    from rlenv.cli import main
     from transformers import AutoModelForCausalLM
+
+    from rlenv.cli import main
 
     model, tok = tiny_policy(seed=0, hidden_size=32)
     trainer = Trainer(model, None, "grpo", config=LORA, tokenizer=tok)
