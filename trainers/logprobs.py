@@ -24,6 +24,7 @@ import torch
 from torch.utils.checkpoint import checkpoint
 
 from rlenv.trainers.lora import base_causal_lm
+from rlenv.trainers.packing import packed_hidden_states, token_budget_batches
 
 #: Rows of the flattened ``(N, V)`` logits processed at once.
 DEFAULT_CHUNK_SIZE = 256
@@ -158,15 +159,18 @@ def head_logprobs(
 
 def completion_hidden_states(
     model: Any, prompt_ids: torch.Tensor, prompt_mask: torch.Tensor, completion_ids: torch.Tensor,
-    completion_mask: torch.Tensor,
+    completion_mask: torch.Tensor, *, packed: bool = False,
 ) -> torch.Tensor:
     """``(B, T, H)`` final hidden states of ``model``'s backbone at the position before each completion token.
 
     ``model`` is a causal LM (its ``base_model`` backbone is used; a ``peft`` model's adapters
-    included) or a bare backbone returning ``last_hidden_state``.
+    included) or a bare backbone returning ``last_hidden_state``. ``packed``: one padding-free
+    forward pass over the episodes concatenated (:mod:`rlenv.trainers.packing`; zero on padding).
     """
-    input_ids, attention_mask, position_ids = model_inputs(prompt_ids, prompt_mask, completion_ids, completion_mask)
     backbone = getattr(base_causal_lm(model), "base_model", model)
+    if packed:
+        return packed_hidden_states(backbone, prompt_ids, prompt_mask, completion_ids, completion_mask)
+    input_ids, attention_mask, position_ids = model_inputs(prompt_ids, prompt_mask, completion_ids, completion_mask)
     # The last token's hidden state predicts nothing we score: drop it.
     out = backbone(input_ids=input_ids[:, :-1], attention_mask=attention_mask[:, :-1],
                    position_ids=position_ids[:, :-1], use_cache=False)
@@ -190,6 +194,7 @@ def completion_logprobs(
     with_entropy: bool = False,
     with_hidden: bool = False,
     fused_head: bool = True,
+    packed: bool = False,
 ) -> LogprobOutput:
     """Per-token log-probs of each completion given its prompt.
 
@@ -205,6 +210,8 @@ def completion_logprobs(
         fused_head: apply the LM head chunk by chunk on the backbone's hidden states (default).
             ``False`` calls the model's own forward and reads its full logits (for models whose
             head does more than a linear layer and an optional soft-cap; uses ``(B, T, V)`` memory).
+        packed: run the episodes as one padding-free packed sequence (:mod:`rlenv.trainers.packing`;
+            with the fused head only).
 
     Returns:
         A :class:`LogprobOutput` of ``(B, T)`` float32 tensors, zero where ``completion_mask`` is 0.
@@ -212,6 +219,8 @@ def completion_logprobs(
     if temperature <= 0:
         raise ValueError(f"temperature must be > 0, got {temperature}")
     mask = completion_mask.bool()
+    if packed and not fused_head:
+        raise ValueError("packed=True needs fused_head=True (the packed path reads the backbone's hidden states)")
     if not fused_head:
         input_ids, attention_mask, position_ids = model_inputs(prompt_ids, prompt_mask, completion_ids, completion_mask)
         P, T = prompt_ids.shape[1], completion_ids.shape[1]
@@ -223,7 +232,7 @@ def completion_logprobs(
         hidden = out.hidden_states[-1][:, P - 1: P - 1 + T] if with_hidden else None
         return LogprobOutput(logp, ent, hidden)
     softcap = _logit_softcap(model)
-    hidden = completion_hidden_states(model, prompt_ids, prompt_mask, completion_ids, completion_mask)
+    hidden = completion_hidden_states(model, prompt_ids, prompt_mask, completion_ids, completion_mask, packed=packed)
     valid = hidden[mask]
     logp_flat, ent_flat = head_logprobs(valid, model.get_output_embeddings(), completion_ids[mask],
                                         temperature=temperature, chunk_size=chunk_size, with_entropy=with_entropy,
@@ -248,16 +257,25 @@ def sequence_logprobs(
 @torch.no_grad()
 def batch_logprobs(
     model: Any, batch: Any, *, micro_batch_size: int = 8, temperature: float = 1.0,
-    chunk_size: int = DEFAULT_CHUNK_SIZE,
+    chunk_size: int = DEFAULT_CHUNK_SIZE, micro_batch_tokens: int | None = None, packed: bool = False,
 ) -> torch.Tensor:
     """``(B, T)`` log-probs of an :class:`~rlenv.trainers.batch.EpisodeBatch`'s completions, without gradients.
 
-    Runs ``micro_batch_size`` episodes per forward pass (used for old and reference log-probs).
+    Runs the micro-batches of :func:`micro_batches` (``packed``: each as one packed sequence); used
+    for old and reference log-probs.
     """
     parts = []
-    for start in range(0, len(batch), micro_batch_size):
-        rows = slice(start, start + micro_batch_size)
+    for rows in micro_batches(batch, micro_batch_size, micro_batch_tokens):
         parts.append(completion_logprobs(model, batch.prompt_ids[rows], batch.prompt_mask[rows],
                                          batch.completion_ids[rows], batch.completion_mask[rows],
-                                         temperature=temperature, chunk_size=chunk_size).logprobs)
+                                         temperature=temperature, chunk_size=chunk_size, packed=packed).logprobs)
     return torch.cat(parts) if parts else torch.zeros(batch.completion_ids.shape)
+
+
+def micro_batches(batch: Any, micro_batch_size: int, micro_batch_tokens: int | None = None) -> list[torch.Tensor]:
+    """Row indices of consecutive micro-batches of ``batch``: ``micro_batch_size`` episodes each, or, with
+    ``micro_batch_tokens``, as many as fit in that many real (prompt + completion) tokens."""
+    if micro_batch_tokens is None:
+        return list(torch.arange(len(batch)).split(micro_batch_size))
+    tokens = batch.prompt_mask.long().sum(1) + batch.completion_mask.long().sum(1)
+    return token_budget_batches(tokens.cpu(), micro_batch_tokens)

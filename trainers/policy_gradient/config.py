@@ -38,6 +38,11 @@ class TrainerConfig(FailurePolicy):
             token's policy loss is weighted by ``min(pi_old / pi_sampler, tis_cap)``, with
             ``pi_old`` the trainer's own recomputed probability (None = off, the default).
         micro_batch_size: episodes per forward/backward pass (gradient accumulation below it).
+        micro_batch_tokens: form micro-batches by a budget of real (prompt + completion) tokens
+            instead of ``micro_batch_size`` episodes (None = by episodes; an episode longer than the
+            budget is a micro-batch of its own).
+        pack_sequences: run each micro-batch of the policy as one padding-free packed sequence
+            (:mod:`rlenv.trainers.packing`; same log-probs and losses as padded batches).
         dtype: the policy's weights, ``"float32"`` or ``"bfloat16"`` (then the optimizer steps an fp32
             master copy of the trained weights, see :mod:`rlenv.trainers.precision`).
         autocast: run the forward and backward passes under bf16 autocast (with ``dtype="float32"``).
@@ -89,6 +94,8 @@ class TrainerConfig(FailurePolicy):
     rollout_options: dict[str, Any] = dataclasses.field(default_factory=dict)
     tis_cap: float | None = None
     micro_batch_size: int = 8
+    micro_batch_tokens: int | None = None
+    pack_sequences: bool = False
     dtype: str = "float32"
     autocast: bool = False
     lora_r: int = 0
@@ -138,6 +145,8 @@ class TrainerConfig(FailurePolicy):
         check_choice("lr_schedule", self.lr_schedule, LR_SCHEDULES)
         check_choice("optimizer", self.optimizer, OPTIMIZERS)
         check_choice("critic_backbone", self.critic_backbone, CRITIC_BACKBONES)
+        if self.micro_batch_tokens is not None and self.micro_batch_tokens < 1:
+            raise ValueError(f"micro_batch_tokens must be None or >= 1, got {self.micro_batch_tokens}")
         check_choice("dtype", self.dtype, tuple(DTYPES))
         if self.autocast and self.dtype != "float32":
             raise ValueError(f"autocast=True is bf16 compute over float32 weights; with dtype={self.dtype!r} "

@@ -42,7 +42,7 @@ from rlenv.inference.policy import GenerateFn
 from rlenv.trainers import distributed as dist
 from rlenv.trainers import lora
 from rlenv.trainers.batch import EpisodeBatch, outcome_token_rewards
-from rlenv.trainers.logprobs import batch_logprobs, completion_logprobs
+from rlenv.trainers.logprobs import batch_logprobs, completion_logprobs, micro_batches
 from rlenv.trainers.policy_gradient import advantages as advantage_registry
 from rlenv.trainers.policy_gradient import losses
 from rlenv.trainers.policy_gradient.advantages import overlong_penalty
@@ -377,7 +377,8 @@ class Trainer:
         mask = batch.completion_mask
         kl_in_reward = alg.kl_coef > 0 and alg.kl_placement == "reward"
         kwargs: dict[str, Any] = dict(micro_batch_size=cfg.micro_batch_size, temperature=cfg.temperature,
-                                      chunk_size=cfg.logprob_chunk_size)
+                                      chunk_size=cfg.logprob_chunk_size, micro_batch_tokens=cfg.micro_batch_tokens,
+                                      packed=cfg.pack_sequences)
         off_policy = alg.ppo_epochs > 1 or alg.num_mini_batches > 1
         with autocast(self.device, cfg.autocast):
             if batch.old_logprobs is None and (off_policy or kl_in_reward):
@@ -413,12 +414,15 @@ class Trainer:
         if len(batch) == 0:
             return torch.zeros(batch.completion_ids.shape, device=self.device)
         parts = []
-        for micro in batch.split(self.config.micro_batch_size):
+        cfg = self.config
+        for rows in micro_batches(batch, cfg.micro_batch_size, cfg.micro_batch_tokens):
+            micro = batch.select(rows)
             hidden = None
             if self.critic is None:
                 hidden = completion_logprobs(self.policy, micro.prompt_ids, micro.prompt_mask, micro.completion_ids,
-                                             micro.completion_mask, temperature=self.config.temperature,
-                                             chunk_size=self.config.logprob_chunk_size, with_hidden=True).hidden
+                                             micro.completion_mask, temperature=cfg.temperature,
+                                             chunk_size=cfg.logprob_chunk_size, with_hidden=True,
+                                             packed=cfg.pack_sequences).hidden
             parts.append(self._critic_values(micro, hidden))
         return torch.cat(parts)
 
@@ -465,9 +469,7 @@ class Trainer:
             return
         self.optimizer.zero_grad(set_to_none=True)
         shares: Counter[str] = Counter()
-        size = cfg.micro_batch_size
-        for start in range(0, len(mini), size):
-            rows = slice(start, start + size)
+        for rows in micro_batches(mini, cfg.micro_batch_size, cfg.micro_batch_tokens):
             shares.update(self._micro_step(mini.select(rows), {k: v[rows] for k, v in extra.items()}, num_tokens,
                                            num_seqs, sums))
         self.master_weights.gradients_to_masters()
@@ -494,7 +496,8 @@ class Trainer:
         with autocast(self.device, cfg.autocast):
             out = completion_logprobs(self.policy, micro.prompt_ids, micro.prompt_mask, micro.completion_ids, mask,
                                       temperature=cfg.temperature, chunk_size=cfg.logprob_chunk_size,
-                                      with_entropy=True, with_hidden=self.value_head is not None)
+                                      with_entropy=True, with_hidden=self.value_head is not None,
+                                      packed=cfg.pack_sequences)
         logp, entropy = out.logprobs, filled(out.entropy, "entropy")
         old = micro.old_logprobs if micro.old_logprobs is not None else logp.detach()
         pl = losses.get(alg.policy_loss)(logp, old, extra["advantages"], mask, **alg.loss_kwargs)
