@@ -18,6 +18,7 @@ log-probs are those of the full tempered distribution).
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from typing import Any
 
 import torch
@@ -157,27 +158,42 @@ def head_logprobs(
     return logp, ((torch.cat(ents) if ents else empty) if with_entropy else None)
 
 
+def final_hidden_states(model: Any, **inputs: Any) -> torch.Tensor:
+    """The final (normed) hidden states of ``model``'s backbone for ``inputs`` (``input_ids``,
+    ``attention_mask``, ``position_ids``).
+
+    ``model`` is a causal LM (its ``base_model`` backbone runs; a ``peft`` model's adapters included)
+    or a bare backbone returning ``last_hidden_state``. A causal LM sharded with FSDP runs its own
+    forward instead (its hooks gather the weights outside the decoder layers: embeddings, final
+    norm, LM head), keeping the logits of one position only.
+    """
+    from torch.distributed.fsdp import FSDPModule
+
+    if isinstance(model, FSDPModule) and hasattr(model, "get_output_embeddings"):
+        return model(**inputs, use_cache=False, output_hidden_states=True, logits_to_keep=1).hidden_states[-1]
+    backbone = getattr(base_causal_lm(model), "base_model", model)
+    hidden = getattr(backbone(**inputs, use_cache=False), "last_hidden_state", None)
+    if hidden is None:
+        raise TypeError(f"{type(backbone).__name__} returned no last_hidden_state: pass a transformers causal LM "
+                        "or backbone model")
+    return hidden
+
+
 def completion_hidden_states(
     model: Any, prompt_ids: torch.Tensor, prompt_mask: torch.Tensor, completion_ids: torch.Tensor,
     completion_mask: torch.Tensor, *, packed: bool = False,
 ) -> torch.Tensor:
-    """``(B, T, H)`` final hidden states of ``model``'s backbone at the position before each completion token.
-
-    ``model`` is a causal LM (its ``base_model`` backbone is used; a ``peft`` model's adapters
-    included) or a bare backbone returning ``last_hidden_state``. ``packed``: one padding-free
-    forward pass over the episodes concatenated (:mod:`rlenv.trainers.packing`; zero on padding).
+    """``(B, T, H)`` final hidden states of ``model`` (as :func:`final_hidden_states` takes it) at the
+    position before each completion token. ``packed``: one padding-free forward pass over the
+    episodes concatenated (:mod:`rlenv.trainers.packing`; zero on padding).
     """
-    backbone = getattr(base_causal_lm(model), "base_model", model)
     if packed:
-        return packed_hidden_states(backbone, prompt_ids, prompt_mask, completion_ids, completion_mask)
+        return packed_hidden_states(lambda **inputs: final_hidden_states(model, **inputs), prompt_ids, prompt_mask,
+                                    completion_ids, completion_mask)
     input_ids, attention_mask, position_ids = model_inputs(prompt_ids, prompt_mask, completion_ids, completion_mask)
     # The last token's hidden state predicts nothing we score: drop it.
-    out = backbone(input_ids=input_ids[:, :-1], attention_mask=attention_mask[:, :-1],
-                   position_ids=position_ids[:, :-1], use_cache=False)
-    hidden = getattr(out, "last_hidden_state", None)
-    if hidden is None:
-        raise TypeError(f"{type(backbone).__name__} returned no last_hidden_state: pass a transformers causal LM "
-                        "or backbone model")
+    hidden = final_hidden_states(model, input_ids=input_ids[:, :-1], attention_mask=attention_mask[:, :-1],
+                                 position_ids=position_ids[:, :-1])
     P = prompt_ids.shape[1]
     return hidden[:, P - 1:]
 
@@ -258,17 +274,22 @@ def sequence_logprobs(
 def batch_logprobs(
     model: Any, batch: Any, *, micro_batch_size: int = 8, temperature: float = 1.0,
     chunk_size: int = DEFAULT_CHUNK_SIZE, micro_batch_tokens: int | None = None, packed: bool = False,
+    passes: Callable[[list[torch.Tensor]], list[tuple[torch.Tensor, bool]]] | None = None,
 ) -> torch.Tensor:
     """``(B, T)`` log-probs of an :class:`~rlenv.trainers.batch.EpisodeBatch`'s completions, without gradients.
 
     Runs the micro-batches of :func:`micro_batches` (``packed``: each as one packed sequence); used
-    for old and reference log-probs.
+    for old and reference log-probs. ``passes`` maps the micro-batches to ``(rows, idle)`` forward
+    passes (idle ones are computed and dropped: FSDP ranks run as many passes as the busiest rank).
     """
     parts = []
-    for rows in micro_batches(batch, micro_batch_size, micro_batch_tokens):
-        parts.append(completion_logprobs(model, batch.prompt_ids[rows], batch.prompt_mask[rows],
-                                         batch.completion_ids[rows], batch.completion_mask[rows],
-                                         temperature=temperature, chunk_size=chunk_size, packed=packed).logprobs)
+    rows_of = micro_batches(batch, micro_batch_size, micro_batch_tokens)
+    for rows, idle in passes(rows_of) if passes is not None else [(rows, False) for rows in rows_of]:
+        logprobs = completion_logprobs(model, batch.prompt_ids[rows], batch.prompt_mask[rows],
+                                       batch.completion_ids[rows], batch.completion_mask[rows],
+                                       temperature=temperature, chunk_size=chunk_size, packed=packed).logprobs
+        if not idle:
+            parts.append(logprobs)
     return torch.cat(parts) if parts else torch.zeros(batch.completion_ids.shape)
 
 

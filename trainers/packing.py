@@ -16,6 +16,7 @@ values and losses come back ``(B, T)``, as from the padded path, and equal it to
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 
 import torch
 
@@ -62,14 +63,13 @@ def pack(prompt_ids: torch.Tensor, prompt_mask: torch.Tensor, completion_ids: to
     return Packed(torch.cat(ids).unsqueeze(0), torch.cat(positions).unsqueeze(0), torch.cat(sources))
 
 
-def packed_hidden_states(backbone: torch.nn.Module, prompt_ids: torch.Tensor, prompt_mask: torch.Tensor,
-                         completion_ids: torch.Tensor, completion_mask: torch.Tensor) -> torch.Tensor:
-    """``(B, T, H)`` hidden states of ``backbone`` at the position before each completion token (zero on
-    padding), from one packed forward pass."""
+def packed_hidden_states(hidden_states: Callable[..., torch.Tensor], prompt_ids: torch.Tensor,
+                         prompt_mask: torch.Tensor, completion_ids: torch.Tensor,
+                         completion_mask: torch.Tensor) -> torch.Tensor:
+    """``(B, T, H)`` hidden states at the position before each completion token (zero on padding), from
+    one packed forward pass of ``hidden_states(input_ids=, position_ids=, attention_mask=None)``."""
     packed = pack(prompt_ids, prompt_mask, completion_ids, completion_mask)
-    out = backbone(input_ids=packed.input_ids, position_ids=packed.position_ids, attention_mask=None,
-                   use_cache=False)
-    hidden = out.last_hidden_state[0]
+    hidden = hidden_states(input_ids=packed.input_ids, position_ids=packed.position_ids, attention_mask=None)[0]
     mask = completion_mask.bool()
     full = hidden.new_zeros(*mask.shape, hidden.shape[-1])
     return full.masked_scatter(mask.unsqueeze(-1), hidden[packed.source])

@@ -174,15 +174,13 @@ def run(args: argparse.Namespace) -> int:
             _write_manifest(args, single_env, trainer, warm_up)
         history = trainer.train()
 
+    final = args.output / "final"
+    if family == "policy_gradient":  # merged (LoRA) or gathered (FSDP: every rank takes part)
+        trainer.save_model(final)
     if distributed.rank() == 0:
-        final = args.output / "final"
-        from rlenv.trainers import lora
-
-        if lora.is_lora(trainer.policy):  # checkpoints hold the adapters; the final model is merged
-            lora.save_merged(trainer.policy, final)
-        else:
+        if family != "policy_gradient":
             trainer.policy.save_pretrained(final)
-        tokenizer.save_pretrained(final)
+            tokenizer.save_pretrained(final)
         logger.info("saved the trained policy to %s", final)
         if family != "policy_gradient":  # the policy-gradient Trainer writes its own, step by step
             _write_metrics(args.output, history)

@@ -46,6 +46,9 @@ class TrainerConfig(FailurePolicy):
         dtype: the policy's weights, ``"float32"`` or ``"bfloat16"`` (then the optimizer steps an fp32
             master copy of the trained weights, see :mod:`rlenv.trainers.precision`).
         autocast: run the forward and backward passes under bf16 autocast (with ``dtype="float32"``).
+        fsdp: shard the policy, reference and critic over the data-parallel ranks with FSDP2, one unit
+            per decoder layer (each rank holds a share of the parameters, gradients and optimizer
+            state; see :mod:`rlenv.trainers.sharding`); needs ``torchrun`` / ``accelerate launch``.
         lora_r: rank of LoRA adapters on the policy (0 = none: full fine-tuning); the base weights
             are frozen and the KL reference is the policy with its adapters disabled.
         lora_alpha: LoRA scaling numerator (the update is scaled by ``lora_alpha / lora_r``).
@@ -98,6 +101,7 @@ class TrainerConfig(FailurePolicy):
     pack_sequences: bool = False
     dtype: str = "float32"
     autocast: bool = False
+    fsdp: bool = False
     lora_r: int = 0
     lora_alpha: float = 16.0
     lora_dropout: float = 0.0
@@ -151,6 +155,12 @@ class TrainerConfig(FailurePolicy):
         if self.autocast and self.dtype != "float32":
             raise ValueError(f"autocast=True is bf16 compute over float32 weights; with dtype={self.dtype!r} "
                              "the weights already compute in that dtype")
+        if self.fsdp and self.lora_r:
+            raise ValueError("fsdp=True with LoRA (lora_r > 0) is not supported: adapters are small enough to "
+                             "replicate; shard full fine-tuning only")
+        if self.fsdp and self.rollout_backend != "hf":
+            raise ValueError(f"fsdp=True samples with the sharded policy (rollout_backend='hf'), got "
+                             f"rollout_backend={self.rollout_backend!r}")
         if self.lora_r < 0:
             raise ValueError(f"lora_r must be >= 0 (0 = no adapters), got {self.lora_r}")
         if not 0 <= self.lora_dropout < 1:

@@ -40,7 +40,7 @@ from tqdm.auto import tqdm
 from rlenv.inference import Sampling, make_rollout_generator
 from rlenv.inference.policy import GenerateFn
 from rlenv.trainers import distributed as dist
-from rlenv.trainers import lora
+from rlenv.trainers import lora, sharding
 from rlenv.trainers.batch import EpisodeBatch, outcome_token_rewards
 from rlenv.trainers.logprobs import batch_logprobs, completion_logprobs, micro_batches
 from rlenv.trainers.policy_gradient import advantages as advantage_registry
@@ -56,6 +56,8 @@ from rlenv.trainers.stall import StallWarning
 logger = logging.getLogger(__name__)
 
 CHECKPOINT_FILE = "trainer_state.pt"
+#: Each rank's shards of the weights and optimizer state in an FSDP checkpoint (``torch.distributed.checkpoint``).
+SHARDED_DIR = "sharded"
 #: Completions logged during training (see ``TrainerConfig.log_samples``).
 SAMPLES_FILE = "samples.jsonl"
 
@@ -163,8 +165,11 @@ class Trainer:
         cfg = self.config
         sampling = Sampling(max_new_tokens=cfg.max_new_tokens, temperature=cfg.temperature, top_p=cfg.top_p,
                             top_k=cfg.top_k)
-        self.generate_fn = generate_fn or make_rollout_generator(self.policy, self.tokenizer, sampling, cfg.rollout_backend,
-                                                                 cfg.generation_batch_size, **cfg.rollout_options)
+        if cfg.fsdp:
+            self._shard()
+        self.generate_fn = generate_fn or make_rollout_generator(
+            self.policy, self.tokenizer, sampling, cfg.rollout_backend, cfg.generation_batch_size,
+            synced_gpus=cfg.fsdp, **cfg.rollout_options)
         self.master_weights = MasterWeights([p for p in self.policy.parameters() if p.requires_grad]
                                             + self._critic_parameters())
         self.optimizer = self._make_optimizer()
@@ -193,7 +198,8 @@ class Trainer:
         if tokenizer.eos_token_id is None:
             raise ValueError("the tokenizer needs an eos_token_id (generation must be able to stop)")
         cfg = self.config
-        policy.to(self.device, dtype=torch_dtype(cfg.dtype))
+        # FSDP keeps its sharded parameters in fp32 (the master copy) and computes in cfg.dtype
+        policy.to(self.device, dtype=torch.float32 if cfg.fsdp else torch_dtype(cfg.dtype))
         if cfg.disable_dropout:
             for module in policy.modules():
                 if isinstance(module, torch.nn.Dropout):
@@ -254,6 +260,29 @@ class Trainer:
             return None, ValueHead(self.policy.config.hidden_size).to(self.device)
         critic = critic if critic is not None else ValueModel.from_policy(self.policy)
         return critic.to(self.device).train(), None
+
+    def _shard(self) -> None:
+        """FSDP2 over the ranks: the policy, the reference and the critic (:mod:`rlenv.trainers.sharding`)."""
+        compute = None if self.config.dtype == "float32" else torch_dtype(self.config.dtype)
+        for module in (self.policy, self.ref_model, self.critic, self.value_head):
+            if module is not None:
+                sharding.shard(module, compute)
+
+    def _trained_modules(self) -> torch.nn.ModuleDict:
+        """The policy and its critic (or value head), as one module (sharded checkpoints)."""
+        critic = self.critic if self.critic is not None else self.value_head
+        return torch.nn.ModuleDict({"policy": self.policy, **({"critic": critic} if critic is not None else {})})
+
+    def _passes(self, micro_batches: list[torch.Tensor]) -> list[tuple[torch.Tensor, bool]]:
+        """``(rows, idle)`` of each forward pass: the micro-batches, then under FSDP idle passes (on the
+        first micro-batch, results dropped) up to the count of the rank with the most."""
+        passes = [(rows, False) for rows in micro_batches]
+        if self.config.fsdp:
+            total = sharding.passes_on_every_rank(len(passes))
+            if total > len(passes) and not passes:
+                raise RuntimeError(f"rank {dist.rank()} has no episode to run the idle passes of FSDP on")
+            passes += [(micro_batches[0], True)] * (total - len(passes))
+        return passes
 
     def _critic_parameters(self) -> list[torch.nn.Parameter]:
         module = self.critic if self.critic is not None else self.value_head
@@ -378,7 +407,7 @@ class Trainer:
         kl_in_reward = alg.kl_coef > 0 and alg.kl_placement == "reward"
         kwargs: dict[str, Any] = dict(micro_batch_size=cfg.micro_batch_size, temperature=cfg.temperature,
                                       chunk_size=cfg.logprob_chunk_size, micro_batch_tokens=cfg.micro_batch_tokens,
-                                      packed=cfg.pack_sequences)
+                                      packed=cfg.pack_sequences, passes=self._passes)
         off_policy = alg.ppo_epochs > 1 or alg.num_mini_batches > 1
         with autocast(self.device, cfg.autocast):
             if batch.old_logprobs is None and (off_policy or kl_in_reward):
@@ -415,7 +444,7 @@ class Trainer:
             return torch.zeros(batch.completion_ids.shape, device=self.device)
         parts = []
         cfg = self.config
-        for rows in micro_batches(batch, cfg.micro_batch_size, cfg.micro_batch_tokens):
+        for rows, idle in self._passes(micro_batches(batch, cfg.micro_batch_size, cfg.micro_batch_tokens)):
             micro = batch.select(rows)
             hidden = None
             if self.critic is None:
@@ -423,7 +452,10 @@ class Trainer:
                                              micro.completion_mask, temperature=cfg.temperature,
                                              chunk_size=cfg.logprob_chunk_size, with_hidden=True,
                                              packed=cfg.pack_sequences).hidden
-            parts.append(self._critic_values(micro, hidden))
+            if not idle:
+                parts.append(self._critic_values(micro, hidden))
+            else:
+                self._critic_values(micro, hidden)
         return torch.cat(parts)
 
     def _critic_values(self, micro: EpisodeBatch, hidden: torch.Tensor | None) -> torch.Tensor:
@@ -469,16 +501,18 @@ class Trainer:
             return
         self.optimizer.zero_grad(set_to_none=True)
         shares: Counter[str] = Counter()
-        for rows in micro_batches(mini, cfg.micro_batch_size, cfg.micro_batch_tokens):
+        for rows, idle in self._passes(micro_batches(mini, cfg.micro_batch_size, cfg.micro_batch_tokens)):
             shares.update(self._micro_step(mini.select(rows), {k: v[rows] for k, v in extra.items()}, num_tokens,
-                                           num_seqs, sums))
+                                           num_seqs, sums, idle))
         self.master_weights.gradients_to_masters()
         params = self._parameters()
-        dist.all_reduce_gradients(params)
+        if not cfg.fsdp:  # FSDP's reduce-scatter has summed the gradients already
+            dist.all_reduce_gradients(params)
         if cfg.max_grad_norm is not None:
             grad_norm = torch.nn.utils.clip_grad_norm_(params, cfg.max_grad_norm)
         else:
-            grad_norm = torch.linalg.vector_norm(torch.stack([p.grad.norm() for p in params if p.grad is not None]))
+            grad_norm = torch.nn.utils.get_total_norm([p.grad for p in params if p.grad is not None])
+        grad_norm = grad_norm.full_tensor() if hasattr(grad_norm, "full_tensor") else grad_norm  # a DTensor (FSDP)
         # Each rank holds a share of each loss: their sum over ranks is the step's loss.
         ws = dist.world_size()
         for name in ("loss/policy", "loss/total") + (("loss/value",) if self.algorithm.critic else ()):
@@ -489,9 +523,11 @@ class Trainer:
         self.scheduler.step()
 
     def _micro_step(self, micro: EpisodeBatch, extra: dict[str, torch.Tensor], num_tokens: float, num_seqs: float,
-                    sums: _Sums) -> dict[str, float]:
-        """Forward and backward of one micro-batch; returns its shares of the step's losses."""
+                    sums: _Sums, idle: bool = False) -> dict[str, float]:
+        """Forward and backward of one micro-batch; returns its shares of the step's losses. ``idle``: a pass
+        whose loss counts 0 (FSDP ranks with fewer micro-batches), recording nothing."""
         alg, cfg = self.algorithm, self.config
+        sums = _Sums() if idle else sums  # an idle pass's metrics are dropped
         mask = micro.completion_mask
         with autocast(self.device, cfg.autocast):
             out = completion_logprobs(self.policy, micro.prompt_ids, micro.prompt_mask, micro.completion_ids, mask,
@@ -527,6 +563,9 @@ class Trainer:
             total = total + alg.vf_coef * value_loss
             shares["loss/value"] = float(value_loss.detach())
             sums.add("values/mean", float((values.detach() * mask).sum()), float(mask.sum()))
+        if idle:
+            (0.0 * total).backward()
+            return {}
         total.backward()
         m = mask.bool()
         n = float(m.sum())
@@ -595,6 +634,10 @@ class Trainer:
         """Everything needed to continue exactly: weights (with LoRA, the adapters only; with bf16
         weights, their fp32 masters), optimizer, schedule, step."""
         critic = self.critic if self.critic is not None else self.value_head
+        if self.config.fsdp:  # the weights and optimizer state are sharded: save_checkpoint writes them
+            return {"step": self.step, "sharded": True, "scheduler": self.scheduler.state_dict(),
+                    "algorithm": self.algorithm.to_dict(), "config": dataclasses.asdict(self.config),
+                    "history": self.history}
         policy = self.policy.state_dict()
         if lora.is_lora(self.policy):
             trained = {name for name, p in self.policy.named_parameters() if p.requires_grad}
@@ -611,16 +654,37 @@ class Trainer:
         """Write a loadable model directory at ``path`` (rank 0): the policy and tokenizer
         (``from_pretrained``, ``rlenv eval --model``) and ``trainer_state.pt`` (``resume_from``).
         Then, with ``config.save_total_limit``, remove the oldest ``checkpoint-N`` directories of
-        ``path``'s parent beyond the limit. Returns ``path``."""
+        ``path``'s parent beyond the limit. Returns ``path``.
+
+        Under FSDP every rank must call it: the weights are gathered for the model directory, and each
+        rank writes its shards of the weights and optimizer state under ``path/sharded``."""
         path = Path(path)
+        full = sharding.full_state_dict(self.policy) if self.config.fsdp else None
         if dist.rank() == 0:
             path.mkdir(parents=True, exist_ok=True)
-            self.policy.save_pretrained(path)
+            self.policy.save_pretrained(path, **({} if full is None else {"state_dict": full}))
             self.tokenizer.save_pretrained(path)
             torch.save(self.state_dict(), path / CHECKPOINT_FILE)
             logger.info("saved checkpoint at step %d to %s", self.step, path)
             if self.config.save_total_limit is not None:
                 self._prune_checkpoints(path.parent, keep=path, limit=self.config.save_total_limit)
+        if self.config.fsdp:
+            sharding.save_sharded(self._trained_modules(), self.optimizer, path / SHARDED_DIR)
+        if dist.is_distributed():
+            torch.distributed.barrier()
+        return path
+
+    def save_model(self, path: str | Path) -> Path:
+        """Write the trained policy and tokenizer at ``path`` as a ``from_pretrained`` directory: with LoRA,
+        merged into the base weights; under FSDP, gathered (every rank must call it). Returns ``path``."""
+        path = Path(path)
+        full = sharding.full_state_dict(self.policy) if self.config.fsdp else None
+        if dist.rank() == 0:
+            if lora.is_lora(self.policy):
+                lora.save_merged(self.policy, path)
+            else:
+                self.policy.save_pretrained(path, **({} if full is None else {"state_dict": full}))
+            self.tokenizer.save_pretrained(path)
         if dist.is_distributed():
             torch.distributed.barrier()
         return path
@@ -656,6 +720,19 @@ class Trainer:
         if state["algorithm"] != self.algorithm.to_dict():
             raise ValueError(f"checkpoint {file} was written by algorithm {state['algorithm']['name']!r} with a "
                              f"different configuration than {self.algorithm.name!r}")
+        if bool(state.get("sharded")) != self.config.fsdp:
+            raise ValueError(f"checkpoint {file} was written with fsdp={bool(state.get('sharded'))}, this trainer "
+                             f"has fsdp={self.config.fsdp}")
+        if self.config.fsdp:
+            sharding.load_sharded(self._trained_modules(), self.optimizer, file.parent / SHARDED_DIR)
+        else:
+            self._load_weights(state, file)
+        self.scheduler.load_state_dict(state["scheduler"])
+        self.step = int(state["step"])
+        self.history = list(state["history"])
+
+    def _load_weights(self, state: dict[str, Any], file: Path) -> None:
+        """The policy, critic, master weights and optimizer of an unsharded checkpoint."""
         missing, unexpected = self.policy.load_state_dict(state["policy"], strict=not lora.is_lora(self.policy))
         missing_trained = sorted({n for n, p in self.policy.named_parameters() if p.requires_grad} & set(missing))
         if unexpected or missing_trained:
@@ -668,6 +745,3 @@ class Trainer:
             critic.load_state_dict(state["critic"])
         self.master_weights.load_state_dict(state.get("master_weights", []))
         self.optimizer.load_state_dict(state["optimizer"])
-        self.scheduler.load_state_dict(state["scheduler"])
-        self.step = int(state["step"])
-        self.history = list(state["history"])
