@@ -170,7 +170,8 @@ def final_hidden_states(model: Any, **inputs: Any) -> torch.Tensor:
     from torch.distributed.fsdp import FSDPModule
 
     if isinstance(model, FSDPModule) and hasattr(model, "get_output_embeddings"):
-        return model(**inputs, use_cache=False, output_hidden_states=True, logits_to_keep=1).hidden_states[-1]
+        out = model(**inputs, use_cache=False, output_hidden_states=True, logits_to_keep=1)  # type: ignore[operator]
+        return out.hidden_states[-1]
     backbone = getattr(base_causal_lm(model), "base_model", model)
     hidden = getattr(backbone(**inputs, use_cache=False), "last_hidden_state", None)
     if hidden is None:

@@ -37,7 +37,7 @@ def add_adapters(model: Any, r: int, alpha: float, dropout: float, target_module
     names = [name.strip() for name in target_modules.split(",") if name.strip()]
     if not names:
         raise ValueError(f"lora_target_modules names no module: {target_modules!r}")
-    config = LoraConfig(r=r, lora_alpha=alpha, lora_dropout=dropout, task_type="CAUSAL_LM",
+    config = LoraConfig(r=r, lora_alpha=alpha,  # type: ignore[arg-type]  # peft takes any number lora_dropout=dropout, task_type="CAUSAL_LM",
                         target_modules="all-linear" if names == ["all-linear"] else names)
     return get_peft_model(model, config)
 
@@ -71,7 +71,7 @@ def merged_state_dict(model: Any) -> dict[str, torch.Tensor]:
         layer = layers.get(module_name)
         if layer is not None and attribute == "weight" and not layer.disable_adapters and not layer.merged:
             for adapter in layer.active_adapters:
-                tensor = tensor + layer.get_delta_weight(adapter).to(tensor.dtype)
+                tensor = tensor + layer.get_delta_weight(adapter).to(tensor.dtype)  # type: ignore[attr-defined]
         merged[name] = tensor
     return merged
 

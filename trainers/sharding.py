@@ -43,11 +43,10 @@ def shard(module: torch.nn.Module, compute_dtype: torch.dtype | None = None) -> 
 
     if not torch.distributed.is_initialized():
         raise RuntimeError("fsdp=True needs torch.distributed: launch with torchrun or accelerate launch")
-    policy = MixedPrecisionPolicy(param_dtype=compute_dtype, reduce_dtype=torch.float32) if compute_dtype else None
-    options = {} if policy is None else {"mp_policy": policy}
+    policy = MixedPrecisionPolicy(param_dtype=compute_dtype, reduce_dtype=torch.float32 if compute_dtype else None)
     for layer in decoder_layers(module):
-        fully_shard(layer, **options)
-    fully_shard(module, **options)
+        fully_shard(layer, mp_policy=policy)
+    fully_shard(module, mp_policy=policy)
     for unit in module.modules():
         if isinstance(unit, FSDPModule):
             unit.set_gradient_divide_factor(1.0)
@@ -68,7 +67,8 @@ def full_state_dict(module: torch.nn.Module) -> dict[str, torch.Tensor]:
     """The whole (gathered) state dict of a sharded ``module``, on CPU, on every rank (a collective)."""
     from torch.distributed.checkpoint.state_dict import StateDictOptions, get_model_state_dict
 
-    return get_model_state_dict(module, options=StateDictOptions(full_state_dict=True, cpu_offload=True))
+    state = get_model_state_dict(module, options=StateDictOptions(full_state_dict=True, cpu_offload=True))
+    return {name: value for name, value in state.items() if isinstance(value, torch.Tensor)}
 
 
 def save_sharded(modules: torch.nn.Module, optimizer: torch.optim.Optimizer, path: Path) -> None:
@@ -88,6 +88,5 @@ def load_sharded(modules: torch.nn.Module, optimizer: torch.optim.Optimizer, pat
     if not path.is_dir():
         raise FileNotFoundError(f"no sharded checkpoint at {path}")
     model_state, optimizer_state = get_state_dict(modules, optimizer)
-    state = {"model": model_state, "optimizer": optimizer_state}
-    dcp.load(state, checkpoint_id=str(path))
-    set_state_dict(modules, optimizer, model_state_dict=state["model"], optim_state_dict=state["optimizer"])
+    dcp.load({"model": model_state, "optimizer": optimizer_state}, checkpoint_id=str(path))  # in place
+    set_state_dict(modules, optimizer, model_state_dict=model_state, optim_state_dict=optimizer_state)
