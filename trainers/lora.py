@@ -3,7 +3,7 @@
 - :func:`add_adapters` wraps a causal LM in a ``peft`` LoRA model (``TrainerConfig.lora_r`` > 0).
 - The reference policy of the KL term is the same model with its adapters disabled
   (:func:`adapters_disabled`): the base weights are never copied.
-- :func:`merged_state_dict` gives the weights of the adapted model under the base model's names
+- :func:`~rlenv.inference.adapters.merged_state_dict` gives the weights of the adapted model under the base model's names
   (base + scaled ``B @ A``), without merging in place: what a vLLM rollout engine loads.
 - Checkpoints of a LoRA policy hold its adapters (``adapter_config.json``,
   ``adapter_model.safetensors``); :func:`merge_adapters` (``rlenv merge-lora``) writes the merged
@@ -19,12 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import torch
-
-
-def is_lora(model: Any) -> bool:
-    """True when ``model`` is a ``peft`` model (its trainable weights are adapters)."""
-    return hasattr(model, "disable_adapter") and hasattr(model, "get_base_model")
+from rlenv.inference.adapters import base_causal_lm, is_lora, merged_state_dict, save_merged
 
 
 def add_adapters(model: Any, r: int, alpha: float, dropout: float, target_modules: str) -> Any:
@@ -49,38 +44,6 @@ def adapters_disabled(model: Any) -> Iterator[None]:
         yield
 
 
-def base_causal_lm(model: Any) -> Any:
-    """The ``transformers`` causal LM inside a ``peft`` model (its adapters injected in place), or ``model``."""
-    return model.get_base_model() if is_lora(model) else model
-
-
-@torch.no_grad()
-def merged_state_dict(model: Any) -> dict[str, torch.Tensor]:
-    """The adapted model's weights under the base model's parameter names (``W + scale * B @ A`` for
-    each adapted layer), computed without touching ``model``."""
-    from peft.tuners.lora import LoraLayer
-
-    base = base_causal_lm(model)
-    layers = {name: module for name, module in base.named_modules() if isinstance(module, LoraLayer)}
-    merged = {}
-    for key, tensor in base.state_dict().items():
-        if ".lora_" in key:
-            continue
-        name = key.replace(".base_layer.", ".")
-        module_name, _, attribute = name.rpartition(".")
-        layer = layers.get(module_name)
-        if layer is not None and attribute == "weight" and not layer.disable_adapters and not layer.merged:
-            for adapter in layer.active_adapters:
-                tensor = tensor + layer.get_delta_weight(adapter).to(tensor.dtype)  # type: ignore[attr-defined]
-        merged[name] = tensor
-    return merged
-
-
-def save_merged(model: Any, path: str | Path) -> None:
-    """Write the adapted ``model`` merged into its base weights at ``path`` (``from_pretrained`` loads it)."""
-    base_causal_lm(model).save_pretrained(path, state_dict=merged_state_dict(model))
-
-
 def merge_adapters(adapters: str | Path, output: str | Path, base: str | Path | None = None) -> Path:
     """Load the base model (``base``, else the adapters' ``base_model_name_or_path``) and the LoRA
     ``adapters`` directory (a checkpoint of a LoRA run), and write the merged model and the
@@ -100,3 +63,7 @@ def merge_adapters(adapters: str | Path, output: str | Path, base: str | Path | 
     if (adapters / "tokenizer_config.json").is_file():
         AutoTokenizer.from_pretrained(str(adapters)).save_pretrained(output)
     return output
+
+
+__all__ = ["adapters_disabled", "add_adapters", "base_causal_lm", "is_lora", "merge_adapters", "merged_state_dict",
+           "save_merged"]
