@@ -61,7 +61,8 @@ FLAGS: dict[str, dict[str, str]] = {
                             "online_preference": "stall_warning_rounds"},
     "tensorboard": {"policy_gradient": "tensorboard"},
     **{name: {"policy_gradient": name} for name in ("dtype", "autocast", "lora_r", "lora_alpha", "lora_dropout",
-                                                    "lora_target_modules")},
+                                                    "lora_target_modules", "fsdp", "pack_sequences",
+                                                    "micro_batch_tokens")},
 }
 
 
