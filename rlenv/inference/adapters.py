@@ -1,6 +1,6 @@
 """Weights of ``peft``-adapted models as a plain model's: what an inference engine loads.
 
-A LoRA policy (``rlenv.trainers`` with ``lora_r > 0``) is a ``peft`` model whose base weights are
+A LoRA policy (a trainer with ``lora_r > 0``) is a ``peft`` model whose base weights are
 frozen; vLLM rollouts and ``from_pretrained`` directories need the adapted model's weights under
 the base model's names, merged (``W + scale * B @ A``), without merging the trained model in place.
 """
