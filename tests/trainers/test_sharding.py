@@ -41,6 +41,11 @@ def worker(rank, world_size, init_file, out_dir):
             trainer, tok = sharded_trainer(algorithm)
             metrics = trainer.update(global_batch(tok).select(SHARDS[rank]))  # 3 micro-batches on rank 0, 1 on rank 1
             results[algorithm] = {"params": full_state_dict(trainer.policy), "metrics": metrics}
+        for name, settings in (("packed", dict(pack_sequences=True)), ("bf16", dict(dtype="bfloat16"))):
+            trainer, tok = sharded_trainer("grpo", **settings)
+            trainer.update(global_batch(tok).select(SHARDS[rank]))
+            results[name] = {"params": full_state_dict(trainer.policy),
+                             "dtypes": {p.dtype for p in trainer.policy.parameters()}}
         adam, tok = sharded_trainer("grpo", optimizer="adamw", lr=1e-2)
         adam.update(global_batch(tok).select(SHARDS[rank]))
         state = [t for s in adam.optimizer.state.values() for t in (s["exp_avg"], s["exp_avg_sq"])]
@@ -83,6 +88,20 @@ def test_fsdp_update_equals_one_process(results, algorithm):
         torch.testing.assert_close(sharded["params"][name], value, atol=1e-6, rtol=1e-5, msg=name)
     for key in ("reward/mean", "loss/policy", "adv/abs_mean", "episodes"):
         assert sharded["metrics"][key] == pytest.approx(single_metrics[key], rel=1e-5, abs=1e-7), key
+
+
+def test_fsdp_combines_with_packing_and_bf16_compute(results):
+    """Packed micro-batches give the padded sharded update; with dtype="bfloat16" the shards stay fp32
+    (the master copy) and the update is the fp32 one up to bf16 compute noise."""
+    (rank0, _), _ = results
+    padded, initial = rank0["grpo"]["params"], tiny_policy(seed=0, hidden_size=32)[0].state_dict()
+    for name, value in padded.items():
+        torch.testing.assert_close(rank0["packed"]["params"][name], value, atol=1e-5, rtol=1e-5, msg=name)
+    assert rank0["bf16"]["dtypes"] == {torch.float32}
+    assert any(not torch.equal(rank0["bf16"]["params"][n], v) for n, v in padded.items())  # it computed in bf16
+    for name, value in padded.items():
+        step, error = value - initial[name], rank0["bf16"]["params"][name] - value
+        assert float(error.norm()) < 0.05 * float(step.norm()) + 1e-6, name
 
 
 def test_each_rank_holds_about_half_the_parameters_and_optimizer_state(results):
