@@ -81,6 +81,11 @@ def logged_sample(batch: EpisodeBatch, i: int, step: int) -> dict[str, Any]:
             "metadata": info("metadata") or {}}
 
 
+def _cell(value: Any) -> str:
+    """``value`` as the text of one Markdown table cell."""
+    return str(value).replace("|", "\\|").replace("\n", "<br>")
+
+
 def filled(value: torch.Tensor | None, name: str) -> torch.Tensor:
     """``value``, a field of an :class:`EpisodeBatch` that construction or
     :meth:`PolicyGradientTrainer.prepare` fills in for the algorithm at hand."""
@@ -608,13 +613,23 @@ class Trainer:
         out.mkdir(parents=True, exist_ok=True)
         with (out / "metrics.jsonl").open("a", encoding="utf-8") as fh:
             fh.write(json.dumps(metrics) + "\n")
-        if self.config.tensorboard:
-            if self._writer is None:
-                from torch.utils.tensorboard import SummaryWriter
-
-                self._writer = SummaryWriter(str(out / "tensorboard"))
+        writer = self._tensorboard(out)
+        if writer is not None:
             for key, value in metrics.items():
-                self._writer.add_scalar(key, value, self.step)
+                writer.add_scalar(key, value, self.step)
+
+    def _tensorboard(self, out: Path) -> Any:
+        """The TensorBoard writer (``config.tensorboard``, rank 0), created with the run's settings as
+        its ``run/settings`` text (the manifest's algorithm and config, as JSON)."""
+        if not self.config.tensorboard:
+            return None
+        if self._writer is None:
+            from torch.utils.tensorboard import SummaryWriter
+
+            self._writer = SummaryWriter(str(out / "tensorboard"))
+            settings = {"algorithm": dataclasses.asdict(self.algorithm), "config": dataclasses.asdict(self.config)}
+            self._writer.add_text("run/settings", "```\n" + json.dumps(settings, indent=2, default=str) + "\n```", 0)
+        return self._writer
 
     def _log_samples(self, batch: EpisodeBatch) -> None:
         """Append ``config.log_samples`` of this step's episodes to ``samples.jsonl`` (rank 0, logged steps)."""
@@ -625,9 +640,16 @@ class Trainer:
         picks = np.unique(np.linspace(0, len(batch) - 1, min(cfg.log_samples, len(batch))).round().astype(int))
         out = Path(cfg.output_dir)
         out.mkdir(parents=True, exist_ok=True)
+        rows = [logged_sample(batch, i, self.step) for i in picks.tolist()]
         with (out / SAMPLES_FILE).open("a", encoding="utf-8") as fh:
-            for i in picks.tolist():
-                fh.write(json.dumps(logged_sample(batch, i, self.step), default=str) + "\n")
+            for row in rows:
+                fh.write(json.dumps(row, default=str) + "\n")
+        writer = self._tensorboard(out)
+        if writer is not None:  # a table: prompt, completion, reward, status
+            cells = ["| prompt | completion | reward | status |", "|---|---|---|---|"]
+            cells += ["| " + " | ".join(_cell(row[k]) for k in ("prompt", "completion", "reward", "status")) + " |"
+                      for row in rows]
+            writer.add_text("samples", "\n".join(cells), self.step)
 
     # -- checkpoints ----------------------------------------------------------------------------
     def state_dict(self) -> dict[str, Any]:
