@@ -81,7 +81,8 @@ class TrainerConfig(FailurePolicy):
             ``output_dir`` (None = keep all).
         stall_warning_steps: warn once when this many consecutive steps had every episode
             unparsable or every group's rewards equal (no learning signal; 0 = never).
-        tensorboard: also write TensorBoard scalars under ``output_dir/tensorboard``.
+        tensorboard: also write TensorBoard logs under ``output_dir/tensorboard``: the scalars, the
+            settings (``run/settings``) and the logged samples (a ``samples`` table).
         progress: show a progress bar.
     """
 
