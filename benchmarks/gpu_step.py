@@ -1,5 +1,17 @@
 """One GRPO training step (rollout + scoring + update): ``rlenv.trainers.Trainer`` vs TRL's ``GRPOTrainer``.
 
+Variants (``--variants``, all by default), each run by both trainers with the same settings:
+
+- ``full``: full fine-tuning in bf16. Ours: bf16 weights stepped through fp32 master weights
+  (``dtype="bfloat16"``); TRL: the model as given (bf16) with its own optimizer;
+- ``lora``: LoRA adapters (``--lora-r``, alpha ``2 r``, every linear layer), base weights frozen;
+- ``fsdp``: ours sharded with FSDP2 (``fsdp=True``) in a 1-process group: the cost of the sharding
+  machinery on one GPU (TRL's FSDP needs ``accelerate launch``: not run, shown as ``-``);
+- ``packing``: ours on padding-free packed micro-batches (``pack_sequences=True``); TRL's GRPO
+  has no padding-free mode, so its padded step is the baseline.
+
+``--size 0.5b`` / ``1.5b`` picks Qwen2.5-0.5B / -1.5B shapes (random weights).
+
 Both get the same randomly initialized Qwen2-architecture model (default: Qwen2.5-0.5B shapes,
 ~494M parameters, bf16), the same local tokenizer (no downloads), the same prompts
 (``rlenv/Arithmetic-v0``) and reward (its verifier plus a dense digit-share shaping so that rewards
@@ -25,10 +37,15 @@ from pathlib import Path
 
 import torch
 
-import rlenv
-from rlenv.wrappers.base import RewardWrapper
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's rlenv
+
+import rlenv  # noqa: E402
+from rlenv.wrappers.base import RewardWrapper  # noqa: E402
 
 SYSTEMS = ("ours", "trl")
+VARIANTS = ("full", "lora", "fsdp", "packing")
+#: Qwen2.5 shapes: vocab, hidden, intermediate, layers, heads, kv heads.
+SIZES = {"0.5b": (151936, 896, 4864, 24, 14, 2), "1.5b": (151936, 1536, 8960, 28, 12, 2)}
 
 
 class DigitShare(RewardWrapper):
@@ -76,12 +93,23 @@ def sync(device: str) -> None:
         torch.cuda.synchronize()
 
 
-def run_ours(args, model, tokenizer, env, device) -> list[float]:
+def variant_settings(variant: str, args: argparse.Namespace, device: str) -> dict:
+    """Our ``TrainerConfig`` fields for ``variant``."""
+    dtype = "bfloat16" if device == "cuda" else "float32"
+    return {"full": dict(dtype=dtype), "lora": dict(dtype=dtype, lora_r=args.lora_r, lora_alpha=2 * args.lora_r),
+            "fsdp": dict(dtype=dtype, fsdp=True), "packing": dict(dtype=dtype, pack_sequences=True)}[variant]
+
+
+def run_ours(args, model, tokenizer, env, device) -> tuple[list[float], float]:
     from rlenv.trainers import Trainer
 
+    if args.variant == "fsdp" and not torch.distributed.is_initialized():
+        torch.distributed.init_process_group("nccl" if device == "cuda" else "gloo", init_method="tcp://127.0.0.1:29517",
+                                             rank=0, world_size=1)
     config = dict(steps=args.warmup + args.steps, num_tasks=args.prompts, group_size=args.group, lr=args.lr,
                   max_new_tokens=args.max_new_tokens, micro_batch_size=args.micro_batch_size,
-                  gradient_checkpointing=args.gradient_checkpointing, progress=False, device=device, max_grad_norm=1.0)
+                  gradient_checkpointing=args.gradient_checkpointing, progress=False, device=device, max_grad_norm=1.0,
+                  **variant_settings(args.variant, args, device))
     trainer = Trainer(model, env, "grpo", config=config, tokenizer=tokenizer)
     times = []
     for step in range(args.warmup + args.steps):
@@ -92,10 +120,12 @@ def run_ours(args, model, tokenizer, env, device) -> list[float]:
         trainer.train_step()
         sync(device)
         times.append(time.perf_counter() - start)
-    return times[args.warmup:]
+    timed = trainer.history[args.warmup:]
+    tokens = sum(m["length/mean"] * m["episodes"] for m in timed) / len(timed)
+    return times[args.warmup:], tokens
 
 
-def run_trl(args, model, tokenizer, env, device, out_dir: str) -> list[float]:
+def run_trl(args, model, tokenizer, env, device, out_dir: str) -> tuple[list[float], float]:
     from transformers import TrainerCallback
     from trl import GRPOConfig, GRPOTrainer
 
@@ -125,11 +155,19 @@ def run_trl(args, model, tokenizer, env, device, out_dir: str) -> list[float]:
         seed=0, max_grad_norm=1.0, lr_scheduler_type="constant", warmup_steps=0,
     )
     timer = StepTimer()
+    peft_config = None
+    if args.variant == "lora":
+        from peft import LoraConfig
+
+        peft_config = LoraConfig(r=args.lora_r, lora_alpha=2 * args.lora_r, target_modules="all-linear",
+                                 task_type="CAUSAL_LM")
     trainer = GRPOTrainer(model=model, reward_funcs=reward_funcs(env), args=config, processing_class=tokenizer,
                           train_dataset=to_dataset(env, num_tasks=batch * (args.warmup + args.steps)),
-                          callbacks=[timer])
+                          callbacks=[timer], peft_config=peft_config)
     trainer.train()
-    return timer.times[args.warmup:]
+    lengths = [row["completions/mean_length"] for row in trainer.state.log_history if "completions/mean_length" in row]
+    timed = lengths[args.warmup:] or lengths
+    return timer.times[args.warmup:], batch * sum(timed) / len(timed)
 
 
 def reset_peak(device: str) -> None:
@@ -147,11 +185,12 @@ def run_one(args: argparse.Namespace) -> dict[str, float]:
     params = sum(p.numel() for p in model.parameters())
     env = make_env()
     if args.system == "ours":
-        times = run_ours(args, model, tokenizer, env, device)
+        times, tokens = run_ours(args, model, tokenizer, env, device)
     else:
-        times = run_trl(args, model, tokenizer, env, device, args.out_dir)
+        times, tokens = run_trl(args, model, tokenizer, env, device, args.out_dir)
     peak = torch.cuda.max_memory_allocated() if device == "cuda" else float("nan")
-    return {"seconds": sorted(times)[len(times) // 2], "peak_bytes": float(peak), "params": float(params),
+    seconds = sorted(times)[len(times) // 2]
+    return {"seconds": seconds, "tokens_per_s": tokens / seconds, "peak_bytes": float(peak), "params": float(params),
             "device": torch.cuda.get_device_name() if device == "cuda" else "cpu"}
 
 
@@ -172,10 +211,17 @@ def main() -> None:
     parser.add_argument("--layers", type=int, default=24)
     parser.add_argument("--heads", type=int, default=14)
     parser.add_argument("--kv-heads", type=int, default=2)
+    parser.add_argument("--size", choices=sorted(SIZES), default=None,
+                        help="Qwen2.5 shapes (overrides --vocab/--hidden/--intermediate/--layers/--heads/--kv-heads)")
+    parser.add_argument("--variants", default=",".join(VARIANTS), help=f"comma-separated, of {', '.join(VARIANTS)}")
+    parser.add_argument("--lora-r", type=int, default=16, help="LoRA rank of the lora variant")
     parser.add_argument("--smoke", action="store_true", help="tiny model on CPU, to check the script end to end")
     parser.add_argument("--system", choices=SYSTEMS, help=argparse.SUPPRESS)
+    parser.add_argument("--variant", choices=VARIANTS, default="full", help=argparse.SUPPRESS)
     parser.add_argument("--out-dir", default="/tmp/gpu_step_trl", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.size:
+        args.vocab, args.hidden, args.intermediate, args.layers, args.heads, args.kv_heads = SIZES[args.size]
     if args.smoke:
         args.vocab, args.hidden, args.intermediate, args.layers, args.heads, args.kv_heads = 512, 64, 128, 2, 4, 2
         args.max_new_tokens, args.prompts, args.group, args.micro_batch_size = 8, 2, 4, 4
@@ -185,22 +231,42 @@ def main() -> None:
         print(json.dumps(run_one(args)))
         return
 
-    results = {}
-    for system in SYSTEMS:
-        forwarded = [a for a in sys.argv[1:]] + [f"--system={system}"]
-        proc = subprocess.run([sys.executable, str(Path(__file__).resolve()), *forwarded], capture_output=True,
-                              text=True, check=False)
-        if proc.returncode != 0:
-            raise SystemExit(f"{system} failed:\n{proc.stderr[-4000:]}")
-        results[system] = json.loads(proc.stdout.strip().splitlines()[-1])
-    ours, trl = results["ours"], results["trl"]
+    variants = args.variants.split(",")
+    unknown = sorted(set(variants) - set(VARIANTS))
+    if unknown:
+        raise SystemExit(f"--variants: unknown {unknown}; known: {', '.join(VARIANTS)}")
+    rows = []
+    for variant in variants:
+        results = {}
+        for system in SYSTEMS:
+            if system == "trl" and variant == "fsdp":
+                continue
+            forwarded = [a for a in sys.argv[1:] if not a.startswith("--variants")] + [f"--system={system}",
+                                                                                       f"--variant={variant}"]
+            proc = subprocess.run([sys.executable, str(Path(__file__).resolve()), *forwarded], capture_output=True,
+                                  text=True, check=False)
+            if proc.returncode != 0:
+                raise SystemExit(f"{system} ({variant}) failed:\n{proc.stderr[-4000:]}")
+            results[system] = json.loads(proc.stdout.strip().splitlines()[-1])
+        rows.append((variant, results))
+    first = rows[0][1]["ours"]
     print(f"one GRPO step: {args.prompts} prompts x {args.group} completions, {args.max_new_tokens} new tokens, "
-          f"{ours['params'] / 1e6:.0f}M-parameter model, {ours['device']}, "
+          f"{first['params'] / 1e6:.0f}M-parameter model, {first['device']}, "
           f"gradient checkpointing {'on' if args.gradient_checkpointing else 'off'}")
-    print(f"{'trainer':<22}{'s / step':>10}{'peak GiB':>10}")
-    for name, res in (("rlenv.trainers.Trainer", ours), ("trl.GRPOTrainer", trl)):
-        print(f"{name:<22}{res['seconds']:>10.2f}{res['peak_bytes'] / 2**30:>10.2f}")
-    print(f"{'ours / TRL':<22}{ours['seconds'] / trl['seconds']:>9.2f}x{ours['peak_bytes'] / trl['peak_bytes']:>9.2f}x")
+    print("| variant | ours s/step | TRL s/step | ours tokens/s | TRL tokens/s | ours peak GiB | TRL peak GiB | "
+          "ours / TRL time |")
+    print("|---|---|---|---|---|---|---|---|")
+    for variant, results in rows:
+        ours, trl = results["ours"], results.get("trl")
+        cells = [f"{ours['seconds']:.2f}", f"{trl['seconds']:.2f}" if trl else "-", f"{ours['tokens_per_s']:.0f}",
+                 f"{trl['tokens_per_s']:.0f}" if trl else "-", gib(ours), gib(trl) if trl else "-",
+                 f"{ours['seconds'] / trl['seconds']:.2f}x" if trl else "-"]
+        print(f"| {variant} | " + " | ".join(cells) + " |")
+
+
+def gib(result: dict) -> str:
+    peak = result["peak_bytes"]
+    return "-" if peak != peak else f"{peak / 2**30:.2f}"  # NaN on CPU
 
 
 if __name__ == "__main__":

@@ -18,10 +18,14 @@ log-probs are those of the full tempered distribution).
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from typing import Any
 
 import torch
 from torch.utils.checkpoint import checkpoint
+
+from rlenv.trainers.lora import base_causal_lm
+from rlenv.trainers.packing import packed_hidden_states, token_budget_batches
 
 #: Rows of the flattened ``(N, V)`` logits processed at once.
 DEFAULT_CHUNK_SIZE = 256
@@ -154,24 +158,43 @@ def head_logprobs(
     return logp, ((torch.cat(ents) if ents else empty) if with_entropy else None)
 
 
-def completion_hidden_states(
-    model: Any, prompt_ids: torch.Tensor, prompt_mask: torch.Tensor, completion_ids: torch.Tensor,
-    completion_mask: torch.Tensor,
-) -> torch.Tensor:
-    """``(B, T, H)`` final hidden states of ``model``'s backbone at the position before each completion token.
+def final_hidden_states(model: Any, **inputs: Any) -> torch.Tensor:
+    """The final (normed) hidden states of ``model``'s backbone for ``inputs`` (``input_ids``,
+    ``attention_mask``, ``position_ids``).
 
-    ``model`` is a causal LM (its ``base_model`` backbone is used) or a bare backbone returning
-    ``last_hidden_state``.
+    ``model`` is a causal LM (its ``base_model`` backbone runs; a ``peft`` model's adapters included)
+    or a bare backbone returning ``last_hidden_state``. A causal LM sharded with FSDP runs its own
+    forward instead (its hooks gather the weights outside the decoder layers: embeddings, final
+    norm, LM head), keeping the logits of one position only.
     """
-    input_ids, attention_mask, position_ids = model_inputs(prompt_ids, prompt_mask, completion_ids, completion_mask)
-    backbone = getattr(model, "base_model", model)
-    # The last token's hidden state predicts nothing we score: drop it.
-    out = backbone(input_ids=input_ids[:, :-1], attention_mask=attention_mask[:, :-1],
-                   position_ids=position_ids[:, :-1], use_cache=False)
-    hidden = getattr(out, "last_hidden_state", None)
+    from torch.distributed.fsdp import FSDPModule
+
+    if isinstance(model, FSDPModule) and hasattr(model, "get_output_embeddings"):
+        out = model(**inputs, use_cache=False, output_hidden_states=True, logits_to_keep=1)  # type: ignore[operator]
+        return out.hidden_states[-1]
+    backbone = getattr(base_causal_lm(model), "base_model", model)
+    hidden = getattr(backbone(**inputs, use_cache=False), "last_hidden_state", None)
     if hidden is None:
         raise TypeError(f"{type(backbone).__name__} returned no last_hidden_state: pass a transformers causal LM "
                         "or backbone model")
+    return hidden
+
+
+def completion_hidden_states(
+    model: Any, prompt_ids: torch.Tensor, prompt_mask: torch.Tensor, completion_ids: torch.Tensor,
+    completion_mask: torch.Tensor, *, packed: bool = False,
+) -> torch.Tensor:
+    """``(B, T, H)`` final hidden states of ``model`` (as :func:`final_hidden_states` takes it) at the
+    position before each completion token. ``packed``: one padding-free forward pass over the
+    episodes concatenated (:mod:`rlenv.trainers.packing`; zero on padding).
+    """
+    if packed:
+        return packed_hidden_states(lambda **inputs: final_hidden_states(model, **inputs), prompt_ids, prompt_mask,
+                                    completion_ids, completion_mask)
+    input_ids, attention_mask, position_ids = model_inputs(prompt_ids, prompt_mask, completion_ids, completion_mask)
+    # The last token's hidden state predicts nothing we score: drop it.
+    hidden = final_hidden_states(model, input_ids=input_ids[:, :-1], attention_mask=attention_mask[:, :-1],
+                                 position_ids=position_ids[:, :-1])
     P = prompt_ids.shape[1]
     return hidden[:, P - 1:]
 
@@ -188,6 +211,7 @@ def completion_logprobs(
     with_entropy: bool = False,
     with_hidden: bool = False,
     fused_head: bool = True,
+    packed: bool = False,
 ) -> LogprobOutput:
     """Per-token log-probs of each completion given its prompt.
 
@@ -203,6 +227,8 @@ def completion_logprobs(
         fused_head: apply the LM head chunk by chunk on the backbone's hidden states (default).
             ``False`` calls the model's own forward and reads its full logits (for models whose
             head does more than a linear layer and an optional soft-cap; uses ``(B, T, V)`` memory).
+        packed: run the episodes as one padding-free packed sequence (:mod:`rlenv.trainers.packing`;
+            with the fused head only).
 
     Returns:
         A :class:`LogprobOutput` of ``(B, T)`` float32 tensors, zero where ``completion_mask`` is 0.
@@ -210,6 +236,8 @@ def completion_logprobs(
     if temperature <= 0:
         raise ValueError(f"temperature must be > 0, got {temperature}")
     mask = completion_mask.bool()
+    if packed and not fused_head:
+        raise ValueError("packed=True needs fused_head=True (the packed path reads the backbone's hidden states)")
     if not fused_head:
         input_ids, attention_mask, position_ids = model_inputs(prompt_ids, prompt_mask, completion_ids, completion_mask)
         P, T = prompt_ids.shape[1], completion_ids.shape[1]
@@ -221,7 +249,7 @@ def completion_logprobs(
         hidden = out.hidden_states[-1][:, P - 1: P - 1 + T] if with_hidden else None
         return LogprobOutput(logp, ent, hidden)
     softcap = _logit_softcap(model)
-    hidden = completion_hidden_states(model, prompt_ids, prompt_mask, completion_ids, completion_mask)
+    hidden = completion_hidden_states(model, prompt_ids, prompt_mask, completion_ids, completion_mask, packed=packed)
     valid = hidden[mask]
     logp_flat, ent_flat = head_logprobs(valid, model.get_output_embeddings(), completion_ids[mask],
                                         temperature=temperature, chunk_size=chunk_size, with_entropy=with_entropy,
@@ -246,16 +274,30 @@ def sequence_logprobs(
 @torch.no_grad()
 def batch_logprobs(
     model: Any, batch: Any, *, micro_batch_size: int = 8, temperature: float = 1.0,
-    chunk_size: int = DEFAULT_CHUNK_SIZE,
+    chunk_size: int = DEFAULT_CHUNK_SIZE, micro_batch_tokens: int | None = None, packed: bool = False,
+    passes: Callable[[list[torch.Tensor]], list[tuple[torch.Tensor, bool]]] | None = None,
 ) -> torch.Tensor:
     """``(B, T)`` log-probs of an :class:`~rlenv.trainers.batch.EpisodeBatch`'s completions, without gradients.
 
-    Runs ``micro_batch_size`` episodes per forward pass (used for old and reference log-probs).
+    Runs the micro-batches of :func:`micro_batches` (``packed``: each as one packed sequence); used
+    for old and reference log-probs. ``passes`` maps the micro-batches to ``(rows, idle)`` forward
+    passes (idle ones are computed and dropped: FSDP ranks run as many passes as the busiest rank).
     """
     parts = []
-    for start in range(0, len(batch), micro_batch_size):
-        rows = slice(start, start + micro_batch_size)
-        parts.append(completion_logprobs(model, batch.prompt_ids[rows], batch.prompt_mask[rows],
-                                         batch.completion_ids[rows], batch.completion_mask[rows],
-                                         temperature=temperature, chunk_size=chunk_size).logprobs)
+    rows_of = micro_batches(batch, micro_batch_size, micro_batch_tokens)
+    for rows, idle in passes(rows_of) if passes is not None else [(rows, False) for rows in rows_of]:
+        logprobs = completion_logprobs(model, batch.prompt_ids[rows], batch.prompt_mask[rows],
+                                       batch.completion_ids[rows], batch.completion_mask[rows],
+                                       temperature=temperature, chunk_size=chunk_size, packed=packed).logprobs
+        if not idle:
+            parts.append(logprobs)
     return torch.cat(parts) if parts else torch.zeros(batch.completion_ids.shape)
+
+
+def micro_batches(batch: Any, micro_batch_size: int, micro_batch_tokens: int | None = None) -> list[torch.Tensor]:
+    """Row indices of consecutive micro-batches of ``batch``: ``micro_batch_size`` episodes each, or, with
+    ``micro_batch_tokens``, as many as fit in that many real (prompt + completion) tokens."""
+    if micro_batch_tokens is None:
+        return list(torch.arange(len(batch)).split(micro_batch_size))
+    tokens = batch.prompt_mask.long().sum(1) + batch.completion_mask.long().sum(1)
+    return token_budget_batches(tokens.cpu(), micro_batch_tokens)

@@ -12,6 +12,7 @@ COMMAND_MODULES = [
     "rlenv.commands.audit",
     "rlenv.commands.sandbox",
     "rlenv.commands.train",
+    "rlenv.commands.merge_lora",
     "rlenv.commands.export",
     "rlenv.commands.serve",
 ]

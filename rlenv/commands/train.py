@@ -9,7 +9,8 @@ For the policy-gradient family:
 Writes ``DIR/samples.jsonl`` (a few completions with
 their verdicts at step 1 and every 10 steps: ``--set log_samples=N --set log_samples_every=K``),
 checkpoints ``DIR/checkpoint-N/`` (with ``--save-every``), TensorBoard logs (``--tensorboard``),
-the trained model in ``DIR/final/`` and ``DIR/report.html`` (curves and samples, ``rlenv report``).
+the trained model in ``DIR/final/`` (with LoRA, ``--lora-r``: merged; checkpoints hold the adapters,
+``rlenv merge-lora`` merges one) and ``DIR/report.html`` (curves and samples, ``rlenv report``).
 Every algorithm writes ``DIR/manifest.json`` (:mod:`rlenv.manifest`: env, data, verifier, settings,
 the SFT warm-up, library versions).
 Runs data-parallel under ``accelerate launch`` / ``torchrun``. The settings' flags, types, help and
@@ -60,6 +61,9 @@ FLAGS: dict[str, dict[str, str]] = {
     "stall_warning_steps": {"policy_gradient": "stall_warning_steps", "self_training": "stall_warning_rounds",
                             "online_preference": "stall_warning_rounds"},
     "tensorboard": {"policy_gradient": "tensorboard"},
+    **{name: {"policy_gradient": name} for name in ("dtype", "autocast", "lora_r", "lora_alpha", "lora_dropout",
+                                                    "lora_target_modules", "fsdp", "pack_sequences",
+                                                    "micro_batch_tokens")},
 }
 
 
@@ -138,7 +142,10 @@ def run(args: argparse.Namespace) -> int:
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     tokenizer = AutoTokenizer.from_pretrained(model_path, padding_side="left")
-    model = AutoModelForCausalLM.from_pretrained(model_path).to(PartialState().device)
+    from rlenv.trainers.precision import torch_dtype
+
+    dtype = torch_dtype(config.get("dtype", "float32"))  # loaded in the trained dtype: no fp32 copy first
+    model = AutoModelForCausalLM.from_pretrained(model_path, dtype=dtype).to(PartialState().device)
     if args.sft_steps and args.resume is None:  # before the Trainer copies the reference model and critic
         size = env.unwrapped.source.size
         wanted = args.sft_steps * 16
@@ -169,10 +176,13 @@ def run(args: argparse.Namespace) -> int:
             _write_manifest(args, single_env, trainer, warm_up)
         history = trainer.train()
 
+    final = args.output / "final"
+    if family == "policy_gradient":  # merged (LoRA) or gathered (FSDP: every rank takes part)
+        trainer.save_model(final)
     if distributed.rank() == 0:
-        final = args.output / "final"
-        trainer.policy.save_pretrained(final)
-        tokenizer.save_pretrained(final)
+        if family != "policy_gradient":
+            trainer.policy.save_pretrained(final)
+            tokenizer.save_pretrained(final)
         logger.info("saved the trained policy to %s", final)
         if family != "policy_gradient":  # the policy-gradient Trainer writes its own, step by step
             _write_metrics(args.output, history)

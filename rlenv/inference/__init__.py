@@ -141,7 +141,8 @@ def make_completer(backend: str, model: str, sampling: Sampling, chat: str = "au
 
 
 def make_rollout_generator(policy: Any, tokenizer: Any, sampling: Sampling | SamplingConfig | None = None,
-                           backend: str = "hf", batch_size: int | None = None, **options: Any) -> Any:
+                           backend: str = "hf", batch_size: int | None = None, synced_gpus: bool = False,
+                           **options: Any) -> Any:
     """A rollout generator ``observations -> Generation`` sampling from ``policy``.
 
     Args:
@@ -152,12 +153,16 @@ def make_rollout_generator(policy: Any, tokenizer: Any, sampling: Sampling | Sam
         backend: one of :data:`ROLLOUT_BACKENDS`: ``hf`` (``transformers`` ``generate``) or
             ``vllm`` (a colocated engine kept in sync with the policy).
         batch_size: prompts per ``generate`` call (None = all at once; ``hf`` only).
+        synced_gpus: ``hf`` only: every rank runs ``generate``'s forward passes until all ranks are
+            done (a sharded policy's forward pass is a collective).
         **options: the vLLM generator's settings (``gpu_memory_utilization``, ``max_model_len``, ...).
     """
     sampling, settings = rollout_settings(sampling)
     settings = {"backend": backend, "batch_size": batch_size, **options, **settings}
     backend, batch_size = settings.pop("backend"), settings.pop("batch_size")
     check_choice("backend", backend, ROLLOUT_BACKENDS)
+    if backend == "vllm" and synced_gpus:
+        raise ValueError("synced_gpus is for the hf backend (a sharded policy); vllm holds its own weights")
     if backend == "vllm":  # vLLM schedules its own batches: batch_size is for hf
         from rlenv.inference.vllm_policy import VLLMRolloutGenerator
 
@@ -166,7 +171,7 @@ def make_rollout_generator(policy: Any, tokenizer: Any, sampling: Sampling | Sam
         raise ValueError(f"engine options are for the vllm backend; hf takes none, got {sorted(settings)}")
     from rlenv.inference.policy import HFRolloutGenerator
 
-    return HFRolloutGenerator(policy, tokenizer, sampling, batch_size=batch_size)
+    return HFRolloutGenerator(policy, tokenizer, sampling, batch_size=batch_size, synced_gpus=synced_gpus)
 
 
 __all__ = ["BACKENDS", "CHAT_MODES", "ROLLOUT_BACKENDS", "Sampling", "chat_observations", "local_model",

@@ -253,10 +253,12 @@ class HFRolloutGenerator:
         sampling: a :class:`~rlenv.inference.Sampling` (``stop`` is not supported; a deprecated
             ``SamplingConfig`` brings its own ``batch_size``).
         batch_size: prompts per ``generate`` call (None = all at once).
+        synced_gpus: keep running forward passes until every rank's ``generate`` is done
+            (``transformers``' ``synced_gpus``: a sharded model's forward pass is a collective).
     """
 
     def __init__(self, model: Any, tokenizer: Any, sampling: Sampling | SamplingConfig | None = None,
-                 batch_size: int | None = None):
+                 batch_size: int | None = None, synced_gpus: bool = False):
         self.sampling, settings = rollout_settings(sampling)
         if self.sampling.stop:
             raise ValueError(f"the hf backend does not support stop strings, got {self.sampling.stop}")
@@ -264,6 +266,7 @@ class HFRolloutGenerator:
         self.model = model
         self.tokenizer = tokenizer
         self.eos_token_ids = eos_token_ids(tokenizer)
+        self.synced_gpus = synced_gpus
 
     @torch.no_grad()
     def __call__(self, observations: Sequence[Observation], tools: Sequence[dict[str, Any]] | None = None,
@@ -293,7 +296,7 @@ class HFRolloutGenerator:
         try:
             out = self.model.generate(
                 input_ids=prompt_ids.to(device), attention_mask=prompt_mask.to(device), generation_config=config,
-                logits_processor=LogitsProcessorList([recorder]) if recorder else None,
+                logits_processor=LogitsProcessorList([recorder]) if recorder else None, synced_gpus=self.synced_gpus,
             )
         finally:
             self.model.train(was_training)

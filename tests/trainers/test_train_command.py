@@ -50,6 +50,27 @@ def test_rlenv_train_runs_saves_and_resumes(tmp_path):
     assert [json.loads(x)["step"] for x in (out / "metrics.jsonl").read_text().splitlines()] == [1.0, 2.0, 3.0]
 
 
+def test_rlenv_train_in_bf16_with_lora_saves_adapters_and_a_merged_final_model(tmp_path):
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    model, tok = tiny_policy(hidden_size=32)
+    model_dir = save_tiny(model, tok, tmp_path / "tiny")
+    out = tmp_path / "run"
+    done = run_cli("train", "rlenv/ExactMatch-v0", "--model", str(model_dir), "--algorithm", "grpo", "--output",
+                   str(out), "--num-tasks", "2", "--group-size", "2", "--max-new-tokens", "6", "--lr", "1e-2",
+                   "--steps", "2", "--dtype", "bfloat16", "--lora-r", "4", "--set", "progress=false",
+                   "--algo-set", "entropy_coef=0.1")  # a gradient even when every reward is 0
+    assert done.returncode == 0, done.stderr
+    config = json.loads((out / "manifest.json").read_text())["settings"]["config"]
+    assert config["dtype"] == "bfloat16" and config["lora_r"] == 4
+    assert (out / "checkpoint-2" / "adapter_config.json").exists() and not (out / "checkpoint-2" / "model.safetensors").exists()
+    final = AutoModelForCausalLM.from_pretrained(out / "final")
+    assert final.dtype == torch.bfloat16
+    changed = [name for name, value in final.state_dict().items() if not torch.equal(value, model.state_dict()[name].bfloat16())]
+    assert changed  # the adapters' update is merged in
+
+
 def test_rlenv_train_reports_bad_arguments(tmp_path):
     model, tok = tiny_policy(hidden_size=32)
     model_dir = save_tiny(model, tok, tmp_path / "tiny")

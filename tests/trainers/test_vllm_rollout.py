@@ -160,3 +160,32 @@ def test_online_dpo_and_self_training_sample_through_vllm():
     history = trainer.train(progress=False)
     assert len(history) == 2 and trainer.generator.syncs == 1
     trainer.generator.close()
+
+
+def test_vllm_samples_a_lora_policy_with_its_adapters_merged(one_torch_thread):
+    """The engine follows the adapted weights: after LoRA updates, vLLM's log-probs are the policy's."""
+    model, tok = vllm_policy(scale=10.0)
+    trainer = Trainer(model, None, "grpo", tokenizer=tok,
+                      config=dict(lora_r=4, lora_alpha=8, lr=0.2, optimizer="sgd", max_grad_norm=None,
+                                  rollout_backend="vllm", max_new_tokens=12, temperature=0.7, progress=False))
+    generator = trainer.generate_fn
+    try:
+        first = generator(PROMPTS)
+        for _ in range(2):  # move the adapters (B starts at 0) toward the first completions
+            loss = -completion_logprobs(trainer.policy, first.prompt_ids, first.prompt_mask, first.completion_ids,
+                                        first.completion_mask, temperature=0.7).logprobs.sum()
+            trainer.optimizer.zero_grad()
+            loss.backward()
+            trainer.optimizer.step()
+        syncs = generator.syncs
+        out = generator(PROMPTS)
+        assert generator.syncs == syncs + 1  # the adapters changed: the engine took the merged weights
+        args = (out.prompt_ids, out.prompt_mask, out.completion_ids, out.completion_mask)
+        ours = completion_logprobs(trainer.policy, *args, temperature=0.7).logprobs
+        with trainer.policy.disable_adapter():
+            base = completion_logprobs(trainer.policy, *args, temperature=0.7).logprobs
+        mask = out.completion_mask.bool()
+        assert (base - ours)[mask].abs().max() > 1e-2  # the adapters matter
+        assert (ours - out.logprobs)[mask].abs().max() < 1e-3
+    finally:
+        generator.close()

@@ -213,7 +213,7 @@ def _gain_of_run(job: tuple) -> tuple[float, float]:
     run = {**RUN_DEFAULTS, **run}
     policy, seed = run["policy"], run["seed"]
     config = dict(RL_BUDGET, steps=run["steps"], group_size=run["group_size"], lr=run["lr"], seed=seed,
-                  fail_fast_fraction=None, on_verifier_error="mask" if policy == "clean" else policy)
+                  fail_fast_fraction=None, on_verifier_error="mask" if policy == "clean" else policy, **run["trainer"])
     algorithm = ALGORITHMS[run["algorithm"]].replace(ppo_epochs=PPO_EPOCHS)
     rate = 0.0 if policy == "clean" else run["rate"]
     gain, history = policy_gradient_gain(state, before, algorithm, config, rate, run["format_weight"], run["failing"],
@@ -225,7 +225,7 @@ def _gain_of_run(job: tuple) -> tuple[float, float]:
 
 #: What a run of :func:`parallel_gains` is unless it says otherwise.
 RUN_DEFAULTS = dict(algorithm="grpo", lr=5e-4, seed=0, policy="clean", steps=60, group_size=4, rate=0.3,
-                    format_weight=0.0, failing="reward", failure_options={})
+                    format_weight=0.0, failing="reward", failure_options={}, trainer={})
 
 
 def parallel_gains(state: dict, before: float, runs: list[dict], workers: int = 2) -> list[tuple[float, float]]:
@@ -235,7 +235,7 @@ def parallel_gains(state: dict, before: float, runs: list[dict], workers: int = 
     ``steps``, ``group_size``, ``lr`` and the trainer's ``seed``, under ``on_verifier_error`` =
     ``policy`` (``"clean"``: no failures) with ``rate`` of the calls failing as
     :func:`policy_gradient_gain` and :func:`with_failures` take them (the seed also picks which
-    calls fail). The failed fraction is the share of each step's episodes that failed (for
+    calls fail), and ``trainer``: further ``TrainerConfig`` fields (``dtype``, ``lora_r``, ...). The failed fraction is the share of each step's episodes that failed (for
     ``resample``: that were re-scored). ``workers`` runs go at once (:func:`in_workers`), on one
     thread each; each run's result depends only on its settings, not on which worker ran it.
     """

@@ -9,6 +9,7 @@ from typing import Any
 from rlenv.errors import check_choice
 from rlenv.trainers.policy_gradient.asynchronous import AsyncRolloutSettings
 from rlenv.trainers.policy_gradient.corrections import OffPolicyCorrection
+from rlenv.trainers.precision import DTYPES
 from rlenv.trainers.rollout import FailurePolicy
 
 LR_SCHEDULES = ("constant", "linear", "cosine")
@@ -44,6 +45,23 @@ class TrainerConfig(AsyncRolloutSettings, OffPolicyCorrection, FailurePolicy):
             token's policy loss is weighted by ``min(pi_old / pi_sampler, tis_cap)``, with
             ``pi_old`` the trainer's own recomputed probability (None = off, the default).
         micro_batch_size: episodes per forward/backward pass (gradient accumulation below it).
+        micro_batch_tokens: form micro-batches by a budget of real (prompt + completion) tokens
+            instead of ``micro_batch_size`` episodes (None = by episodes; an episode longer than the
+            budget is a micro-batch of its own).
+        pack_sequences: run each micro-batch of the policy as one padding-free packed sequence
+            (:mod:`rlenv.trainers.packing`; same log-probs and losses as padded batches).
+        dtype: the policy's weights, ``"float32"`` or ``"bfloat16"`` (then the optimizer steps an fp32
+            master copy of the trained weights, see :mod:`rlenv.trainers.precision`).
+        autocast: run the forward and backward passes under bf16 autocast (with ``dtype="float32"``).
+        fsdp: shard the policy, reference and critic over the data-parallel ranks with FSDP2, one unit
+            per decoder layer (each rank holds a share of the parameters, gradients and optimizer
+            state; see :mod:`rlenv.trainers.sharding`); needs ``torchrun`` / ``accelerate launch``.
+        lora_r: rank of LoRA adapters on the policy (0 = none: full fine-tuning); the base weights
+            are frozen and the KL reference is the policy with its adapters disabled.
+        lora_alpha: LoRA scaling numerator (the update is scaled by ``lora_alpha / lora_r``).
+        lora_dropout: dropout on the adapters' input (kept by ``disable_dropout``).
+        lora_target_modules: comma-separated names of the adapted modules, or ``"all-linear"``
+            (every linear layer but the LM head).
         lr: policy learning rate.
         critic_lr: critic learning rate (None = ``lr``).
         weight_decay, adam_betas: optimizer settings.
@@ -70,7 +88,8 @@ class TrainerConfig(AsyncRolloutSettings, OffPolicyCorrection, FailurePolicy):
             ``output_dir`` (None = keep all).
         stall_warning_steps: warn once when this many consecutive steps had every episode
             unparsable or every group's rewards equal (no learning signal; 0 = never).
-        tensorboard: also write TensorBoard scalars under ``output_dir/tensorboard``.
+        tensorboard: also write TensorBoard logs under ``output_dir/tensorboard``: the scalars, the
+            settings (``run/settings``) and the logged samples (a ``samples`` table).
         progress: show a progress bar.
     """
 
@@ -86,6 +105,15 @@ class TrainerConfig(AsyncRolloutSettings, OffPolicyCorrection, FailurePolicy):
     rollout_options: dict[str, Any] = dataclasses.field(default_factory=dict)
     tis_cap: float | None = None
     micro_batch_size: int = 8
+    micro_batch_tokens: int | None = None
+    pack_sequences: bool = False
+    dtype: str = "float32"
+    autocast: bool = False
+    fsdp: bool = False
+    lora_r: int = 0
+    lora_alpha: float = 16.0
+    lora_dropout: float = 0.0
+    lora_target_modules: str = "all-linear"
     lr: float = 1e-6
     critic_lr: float | None = None
     weight_decay: float = 0.0
@@ -129,6 +157,25 @@ class TrainerConfig(AsyncRolloutSettings, OffPolicyCorrection, FailurePolicy):
         check_choice("lr_schedule", self.lr_schedule, LR_SCHEDULES)
         check_choice("optimizer", self.optimizer, OPTIMIZERS)
         check_choice("critic_backbone", self.critic_backbone, CRITIC_BACKBONES)
+        if self.micro_batch_tokens is not None and self.micro_batch_tokens < 1:
+            raise ValueError(f"micro_batch_tokens must be None or >= 1, got {self.micro_batch_tokens}")
+        check_choice("dtype", self.dtype, tuple(DTYPES))
+        if self.autocast and self.dtype != "float32":
+            raise ValueError(f"autocast=True is bf16 compute over float32 weights; with dtype={self.dtype!r} "
+                             "the weights already compute in that dtype")
+        if self.fsdp and self.lora_r:
+            raise ValueError("fsdp=True with LoRA (lora_r > 0) is not supported: adapters are small enough to "
+                             "replicate; shard full fine-tuning only")
+        if self.fsdp and self.rollout_backend != "hf":
+            raise ValueError(f"fsdp=True samples with the sharded policy (rollout_backend='hf'), got "
+                             f"rollout_backend={self.rollout_backend!r}")
+        if self.async_rollouts and (self.fsdp or self.lora_r):
+            raise ValueError("async_rollouts=True with " + ("fsdp=True" if self.fsdp else f"LoRA (lora_r={self.lora_r})")
+                             + " is not supported: the generator process takes the full, unsharded weights")
+        if self.lora_r < 0:
+            raise ValueError(f"lora_r must be >= 0 (0 = no adapters), got {self.lora_r}")
+        if not 0 <= self.lora_dropout < 1:
+            raise ValueError(f"lora_dropout must be in [0, 1), got {self.lora_dropout}")
         beta1, beta2 = self.adam_betas
         self.adam_betas = (float(beta1), float(beta2))
 

@@ -13,6 +13,7 @@ from typing import Any
 import torch
 
 from rlenv.trainers.logprobs import completion_hidden_states
+from rlenv.trainers.lora import base_causal_lm
 
 
 class ValueHead(torch.nn.Module):
@@ -46,7 +47,7 @@ class ValueModel(torch.nn.Module):
     @classmethod
     def from_policy(cls, policy: Any) -> ValueModel:
         """A critic initialized from a copy of ``policy``'s backbone (the usual PPO start)."""
-        return cls(copy.deepcopy(policy.base_model), policy.config.hidden_size)
+        return cls(copy.deepcopy(base_causal_lm(policy).base_model), policy.config.hidden_size)
 
     def forward(self, prompt_ids: torch.Tensor, prompt_mask: torch.Tensor, completion_ids: torch.Tensor,
                 completion_mask: torch.Tensor) -> torch.Tensor:

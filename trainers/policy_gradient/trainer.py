@@ -40,8 +40,9 @@ from tqdm.auto import tqdm
 from rlenv.inference import Sampling, make_rollout_generator
 from rlenv.inference.policy import GenerateFn
 from rlenv.trainers import distributed as dist
+from rlenv.trainers import lora, sharding
 from rlenv.trainers.batch import EpisodeBatch, outcome_token_rewards
-from rlenv.trainers.logprobs import batch_logprobs, completion_logprobs
+from rlenv.trainers.logprobs import batch_logprobs, completion_logprobs, micro_batches
 from rlenv.trainers.policy_gradient import advantages as advantage_registry
 from rlenv.trainers.policy_gradient import corrections, losses
 from rlenv.trainers.policy_gradient.advantages import overlong_penalty
@@ -49,12 +50,15 @@ from rlenv.trainers.policy_gradient.algorithms import Algorithm, resolve
 from rlenv.trainers.policy_gradient.asynchronous import AsyncRollouts, GeneratorProcess
 from rlenv.trainers.policy_gradient.config import TrainerConfig
 from rlenv.trainers.policy_gradient.critic import ValueHead, ValueModel
+from rlenv.trainers.precision import MasterWeights, autocast, torch_dtype
 from rlenv.trainers.rollout import EpisodeEnv, FailFast, FailureLog, collect
 from rlenv.trainers.stall import StallWarning
 
 logger = logging.getLogger(__name__)
 
 CHECKPOINT_FILE = "trainer_state.pt"
+#: Each rank's shards of the weights and optimizer state in an FSDP checkpoint (``torch.distributed.checkpoint``).
+SHARDED_DIR = "sharded"
 #: Completions logged during training (see ``TrainerConfig.log_samples``).
 SAMPLES_FILE = "samples.jsonl"
 
@@ -76,6 +80,11 @@ def logged_sample(batch: EpisodeBatch, i: int, step: int) -> dict[str, Any]:
             "components": dict(getattr(result, "components", None) or {}),
             "details": dict(getattr(result, "details", None) or {}), "hacks": info("hacks") or [],
             "metadata": info("metadata") or {}}
+
+
+def _cell(value: Any) -> str:
+    """``value`` as the text of one Markdown table cell."""
+    return str(value).replace("|", "\\|").replace("\n", "<br>")
 
 
 def filled(value: torch.Tensor | None, name: str) -> torch.Tensor:
@@ -128,7 +137,7 @@ class Trainer:
         config: a :class:`TrainerConfig` or a dict of its fields.
         tokenizer: required when ``policy`` is a model object.
         ref_model: frozen reference for the KL term (default: a copy of ``policy`` at start,
-            only when ``kl_coef > 0``).
+            only when ``kl_coef > 0``; with LoRA, the policy with its adapters disabled).
         critic: a :class:`~rlenv.trainers.policy_gradient.critic.ValueModel` for PPO (default built from the policy).
         generate_fn: replaces the generator of ``config.rollout_backend`` (any :data:`~rlenv.trainers.rollout.GenerateFn`).
 
@@ -162,13 +171,17 @@ class Trainer:
         cfg = self.config
         sampling = Sampling(max_new_tokens=cfg.max_new_tokens, temperature=cfg.temperature, top_p=cfg.top_p,
                             top_k=cfg.top_k)
+        if cfg.fsdp:
+            self._shard()
         if generate_fn is not None and cfg.async_rollouts:
             raise ValueError("generate_fn= replaces the in-process generator, but async_rollouts=True samples in a "
                              f"generator process built from rollout_backend={cfg.rollout_backend!r}")
         # None with async_rollouts: the generator lives in its own process, started by the first rollout
         self.generate_fn: GenerateFn | None = None if cfg.async_rollouts else (
             generate_fn or make_rollout_generator(self.policy, self.tokenizer, sampling, cfg.rollout_backend,
-                                                  cfg.generation_batch_size, **cfg.rollout_options))
+                                                  cfg.generation_batch_size, synced_gpus=cfg.fsdp, **cfg.rollout_options))
+        self.master_weights = MasterWeights([p for p in self.policy.parameters() if p.requires_grad]
+                                            + self._critic_parameters())
         self.optimizer = self._make_optimizer()
         self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, self._lr_factor)
         self.step = 0
@@ -191,24 +204,29 @@ class Trainer:
             from transformers import AutoModelForCausalLM, AutoTokenizer
 
             tokenizer = tokenizer or AutoTokenizer.from_pretrained(str(policy), padding_side="left")
-            policy = AutoModelForCausalLM.from_pretrained(str(policy))
+            policy = AutoModelForCausalLM.from_pretrained(str(policy), dtype=torch_dtype(self.config.dtype))
         if tokenizer is None:
             raise ValueError("pass tokenizer= when policy is a model object")
         if tokenizer.eos_token_id is None:
             raise ValueError("the tokenizer needs an eos_token_id (generation must be able to stop)")
-        policy.to(self.device)
-        if self.config.disable_dropout:
+        cfg = self.config
+        # FSDP keeps its sharded parameters in fp32 (the master copy) and computes in cfg.dtype
+        policy.to(self.device, dtype=torch.float32 if cfg.fsdp else torch_dtype(cfg.dtype))
+        if cfg.disable_dropout:
             for module in policy.modules():
                 if isinstance(module, torch.nn.Dropout):
                     module.p = 0.0
             if hasattr(policy.config, "attention_dropout"):
                 policy.config.attention_dropout = 0.0
-        if self.config.gradient_checkpointing:
-            enable = getattr(policy, "activation_checkpointing_enable", None)  # transformers >= 5.x
+        if cfg.lora_r:  # after disable_dropout: the adapters keep their own lora_dropout
+            policy = lora.add_adapters(policy, cfg.lora_r, cfg.lora_alpha, cfg.lora_dropout, cfg.lora_target_modules)
+        if cfg.gradient_checkpointing:
+            model = lora.base_causal_lm(policy)
+            enable = getattr(model, "activation_checkpointing_enable", None)  # transformers >= 5.x
             if enable is not None:
                 enable(activation_checkpointing_kwargs={"use_reentrant": False})
             else:
-                policy.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+                model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
         policy.train()
         return policy, tokenizer
 
@@ -235,8 +253,8 @@ class Trainer:
         return TextVectorEnv(env_or_source, num_tasks=self.config.num_tasks, group_size=self.group_size)
 
     def _make_reference(self, ref_model: Any) -> Any:
-        if self.algorithm.kl_coef == 0:
-            return None
+        if self.algorithm.kl_coef == 0 or (ref_model is None and lora.is_lora(self.policy)):
+            return None  # LoRA: the reference is the policy with its adapters disabled (_reference_logprobs)
         import copy
 
         ref = ref_model if ref_model is not None else copy.deepcopy(self.policy)
@@ -255,18 +273,45 @@ class Trainer:
         critic = critic if critic is not None else ValueModel.from_policy(self.policy)
         return critic.to(self.device).train(), None
 
+    def _shard(self) -> None:
+        """FSDP2 over the ranks: the policy, the reference and the critic (:mod:`rlenv.trainers.sharding`)."""
+        compute = None if self.config.dtype == "float32" else torch_dtype(self.config.dtype)
+        for module in (self.policy, self.ref_model, self.critic, self.value_head):
+            if module is not None:
+                sharding.shard(module, compute)
+
+    def _trained_modules(self) -> torch.nn.ModuleDict:
+        """The policy and its critic (or value head), as one module (sharded checkpoints)."""
+        critic = self.critic if self.critic is not None else self.value_head
+        return torch.nn.ModuleDict({"policy": self.policy, **({"critic": critic} if critic is not None else {})})
+
+    def _passes(self, micro_batches: list[torch.Tensor]) -> list[tuple[torch.Tensor, bool]]:
+        """``(rows, idle)`` of each forward pass: the micro-batches, then under FSDP idle passes (on the
+        first micro-batch, results dropped) up to the count of the rank with the most."""
+        passes = [(rows, False) for rows in micro_batches]
+        if self.config.fsdp:
+            total = sharding.passes_on_every_rank(len(passes))
+            if total > len(passes) and not passes:
+                raise RuntimeError(f"rank {dist.rank()} has no episode to run the idle passes of FSDP on")
+            passes += [(micro_batches[0], True)] * (total - len(passes))
+        return passes
+
     def _critic_parameters(self) -> list[torch.nn.Parameter]:
         module = self.critic if self.critic is not None else self.value_head
         return [] if module is None else [p for p in module.parameters() if p.requires_grad]
 
     def _parameters(self) -> list[torch.nn.Parameter]:
-        return [p for p in self.policy.parameters() if p.requires_grad] + self._critic_parameters()
+        """The parameters the optimizer steps: the policy's trained ones, then the critic's (fp32 masters
+        of low-precision weights)."""
+        return self.master_weights.parameters()
 
     def _make_optimizer(self) -> torch.optim.Optimizer:
         cfg = self.config
-        groups = [{"params": [p for p in self.policy.parameters() if p.requires_grad], "lr": cfg.lr}]
-        if self._critic_parameters():
-            groups.append({"params": self._critic_parameters(), "lr": cfg.critic_lr or cfg.lr})
+        params = self._parameters()
+        n_policy = len(params) - len(self._critic_parameters())
+        groups = [{"params": params[:n_policy], "lr": cfg.lr}]
+        if n_policy < len(params):
+            groups.append({"params": params[n_policy:], "lr": cfg.critic_lr or cfg.lr})
         if cfg.optimizer == "sgd":
             return torch.optim.SGD(groups, lr=cfg.lr, weight_decay=cfg.weight_decay)
         return torch.optim.AdamW(groups, lr=cfg.lr, betas=cfg.adam_betas, weight_decay=cfg.weight_decay)
@@ -395,14 +440,16 @@ class Trainer:
         mask = batch.completion_mask
         kl_in_reward = alg.kl_coef > 0 and alg.kl_placement == "reward"
         kwargs: dict[str, Any] = dict(micro_batch_size=cfg.micro_batch_size, temperature=cfg.temperature,
-                                      chunk_size=cfg.logprob_chunk_size)
+                                      chunk_size=cfg.logprob_chunk_size, micro_batch_tokens=cfg.micro_batch_tokens,
+                                      packed=cfg.pack_sequences, passes=self._passes)
         off_policy = alg.ppo_epochs > 1 or alg.num_mini_batches > 1
-        if batch.old_logprobs is None and (off_policy or kl_in_reward):
-            batch = batch.replace(old_logprobs=batch_logprobs(self.policy, batch, **kwargs))
-        if self.ref_model is not None and batch.ref_logprobs is None:
-            batch = batch.replace(ref_logprobs=batch_logprobs(self.ref_model, batch, **kwargs))
-        if alg.critic and batch.old_values is None:
-            batch = batch.replace(old_values=self._values(batch))
+        with autocast(self.device, cfg.autocast):
+            if batch.old_logprobs is None and (off_policy or kl_in_reward):
+                batch = batch.replace(old_logprobs=batch_logprobs(self.policy, batch, **kwargs))
+            if alg.kl_coef > 0 and batch.ref_logprobs is None:
+                batch = batch.replace(ref_logprobs=self._reference_logprobs(batch, **kwargs))
+            if alg.critic and batch.old_values is None:
+                batch = batch.replace(old_values=self._values(batch))
         outcome = batch.rewards.float()
         if alg.overlong_buffer is not None:
             outcome = outcome + overlong_penalty(batch.lengths, cfg.max_new_tokens, alg.overlong_buffer,
@@ -419,17 +466,30 @@ class Trainer:
                                                                     **adv_kwargs)
         return batch, {"advantages": advantages, "returns": returns, "token_rewards": token_rewards}
 
+    def _reference_logprobs(self, batch: EpisodeBatch, **kwargs: Any) -> torch.Tensor:
+        """``(B, T)`` log-probs of the KL reference: the reference model, or the LoRA policy's base weights."""
+        if self.ref_model is not None:
+            return batch_logprobs(self.ref_model, batch, **kwargs)
+        with lora.adapters_disabled(self.policy):
+            return batch_logprobs(self.policy, batch, **kwargs)
+
     def _values(self, batch: EpisodeBatch) -> torch.Tensor:
         if len(batch) == 0:
             return torch.zeros(batch.completion_ids.shape, device=self.device)
         parts = []
-        for micro in batch.split(self.config.micro_batch_size):
+        cfg = self.config
+        for rows, idle in self._passes(micro_batches(batch, cfg.micro_batch_size, cfg.micro_batch_tokens)):
+            micro = batch.select(rows)
             hidden = None
             if self.critic is None:
                 hidden = completion_logprobs(self.policy, micro.prompt_ids, micro.prompt_mask, micro.completion_ids,
-                                             micro.completion_mask, temperature=self.config.temperature,
-                                             chunk_size=self.config.logprob_chunk_size, with_hidden=True).hidden
-            parts.append(self._critic_values(micro, hidden))
+                                             micro.completion_mask, temperature=cfg.temperature,
+                                             chunk_size=cfg.logprob_chunk_size, with_hidden=True,
+                                             packed=cfg.pack_sequences).hidden
+            if not idle:
+                parts.append(self._critic_values(micro, hidden))
+            else:
+                self._critic_values(micro, hidden)
         return torch.cat(parts)
 
     def _critic_values(self, micro: EpisodeBatch, hidden: torch.Tensor | None) -> torch.Tensor:
@@ -475,33 +535,39 @@ class Trainer:
             return
         self.optimizer.zero_grad(set_to_none=True)
         shares: Counter[str] = Counter()
-        size = cfg.micro_batch_size
-        for start in range(0, len(mini), size):
-            rows = slice(start, start + size)
+        for rows, idle in self._passes(micro_batches(mini, cfg.micro_batch_size, cfg.micro_batch_tokens)):
             shares.update(self._micro_step(mini.select(rows), {k: v[rows] for k, v in extra.items()}, num_tokens,
-                                           num_seqs, sums))
+                                           num_seqs, sums, idle))
+        self.master_weights.gradients_to_masters()
         params = self._parameters()
-        dist.all_reduce_gradients(params)
+        if not cfg.fsdp:  # FSDP's reduce-scatter has summed the gradients already
+            dist.all_reduce_gradients(params)
         if cfg.max_grad_norm is not None:
             grad_norm = torch.nn.utils.clip_grad_norm_(params, cfg.max_grad_norm)
         else:
-            grad_norm = torch.linalg.vector_norm(torch.stack([p.grad.norm() for p in params if p.grad is not None]))
+            grad_norm = torch.nn.utils.get_total_norm([p.grad for p in params if p.grad is not None])
+        grad_norm = grad_norm.full_tensor() if hasattr(grad_norm, "full_tensor") else grad_norm  # a DTensor (FSDP)
         # Each rank holds a share of each loss: their sum over ranks is the step's loss.
         ws = dist.world_size()
         for name in ("loss/policy", "loss/total") + (("loss/value",) if self.algorithm.critic else ()):
             sums.add(name, shares.get(name, 0.0), 1.0 / ws)
         sums.add("grad_norm", float(grad_norm) / ws, 1.0 / ws)
         self.optimizer.step()
+        self.master_weights.masters_to_model()
         self.scheduler.step()
 
     def _micro_step(self, micro: EpisodeBatch, extra: dict[str, torch.Tensor], num_tokens: float, num_seqs: float,
-                    sums: _Sums) -> dict[str, float]:
-        """Forward and backward of one micro-batch; returns its shares of the step's losses."""
+                    sums: _Sums, idle: bool = False) -> dict[str, float]:
+        """Forward and backward of one micro-batch; returns its shares of the step's losses. ``idle``: a pass
+        whose loss counts 0 (FSDP ranks with fewer micro-batches), recording nothing."""
         alg, cfg = self.algorithm, self.config
+        sums = _Sums() if idle else sums  # an idle pass's metrics are dropped
         mask = micro.completion_mask
-        out = completion_logprobs(self.policy, micro.prompt_ids, micro.prompt_mask, micro.completion_ids, mask,
-                                  temperature=cfg.temperature, chunk_size=cfg.logprob_chunk_size, with_entropy=True,
-                                  with_hidden=self.value_head is not None)
+        with autocast(self.device, cfg.autocast):
+            out = completion_logprobs(self.policy, micro.prompt_ids, micro.prompt_mask, micro.completion_ids, mask,
+                                      temperature=cfg.temperature, chunk_size=cfg.logprob_chunk_size,
+                                      with_entropy=True, with_hidden=self.value_head is not None,
+                                      packed=cfg.pack_sequences)
         logp, entropy = out.logprobs, filled(out.entropy, "entropy")
         old = micro.old_logprobs if micro.old_logprobs is not None else logp.detach()
         pl = losses.get(alg.policy_loss)(logp, old, extra["advantages"], mask, **alg.loss_kwargs)
@@ -526,12 +592,16 @@ class Trainer:
         if alg.entropy_coef > 0:
             total = total - alg.entropy_coef * losses.aggregate(entropy, mask, "token_mean", **norm)
         if alg.critic:
-            values = self._critic_values(micro, out.hidden)
+            with autocast(self.device, cfg.autocast):
+                values = self._critic_values(micro, out.hidden)
             vf = losses.value_loss(values, filled(micro.old_values, "old_values"), extra["returns"], alg.value_clip)
             value_loss = losses.aggregate(vf, mask, "token_mean", **norm)
             total = total + alg.vf_coef * value_loss
             shares["loss/value"] = float(value_loss.detach())
             sums.add("values/mean", float((values.detach() * mask).sum()), float(mask.sum()))
+        if idle:
+            (0.0 * total).backward()
+            return {}
         total.backward()
         m = mask.bool()
         n = float(m.sum())
@@ -574,13 +644,23 @@ class Trainer:
         out.mkdir(parents=True, exist_ok=True)
         with (out / "metrics.jsonl").open("a", encoding="utf-8") as fh:
             fh.write(json.dumps(metrics) + "\n")
-        if self.config.tensorboard:
-            if self._writer is None:
-                from torch.utils.tensorboard import SummaryWriter
-
-                self._writer = SummaryWriter(str(out / "tensorboard"))
+        writer = self._tensorboard(out)
+        if writer is not None:
             for key, value in metrics.items():
-                self._writer.add_scalar(key, value, self.step)
+                writer.add_scalar(key, value, self.step)
+
+    def _tensorboard(self, out: Path) -> Any:
+        """The TensorBoard writer (``config.tensorboard``, rank 0), created with the run's settings as
+        its ``run/settings`` text (the manifest's algorithm and config, as JSON)."""
+        if not self.config.tensorboard:
+            return None
+        if self._writer is None:
+            from torch.utils.tensorboard import SummaryWriter
+
+            self._writer = SummaryWriter(str(out / "tensorboard"))
+            settings = {"algorithm": dataclasses.asdict(self.algorithm), "config": dataclasses.asdict(self.config)}
+            self._writer.add_text("run/settings", "```\n" + json.dumps(settings, indent=2, default=str) + "\n```", 0)
+        return self._writer
 
     def _log_samples(self, batch: EpisodeBatch) -> None:
         """Append ``config.log_samples`` of this step's episodes to ``samples.jsonl`` (rank 0, logged steps)."""
@@ -591,16 +671,32 @@ class Trainer:
         picks = np.unique(np.linspace(0, len(batch) - 1, min(cfg.log_samples, len(batch))).round().astype(int))
         out = Path(cfg.output_dir)
         out.mkdir(parents=True, exist_ok=True)
+        rows = [logged_sample(batch, i, self.step) for i in picks.tolist()]
         with (out / SAMPLES_FILE).open("a", encoding="utf-8") as fh:
-            for i in picks.tolist():
-                fh.write(json.dumps(logged_sample(batch, i, self.step), default=str) + "\n")
+            for row in rows:
+                fh.write(json.dumps(row, default=str) + "\n")
+        writer = self._tensorboard(out)
+        if writer is not None:  # a table: prompt, completion, reward, status
+            cells = ["| prompt | completion | reward | status |", "|---|---|---|---|"]
+            cells += ["| " + " | ".join(_cell(row[k]) for k in ("prompt", "completion", "reward", "status")) + " |"
+                      for row in rows]
+            writer.add_text("samples", "\n".join(cells), self.step)
 
     # -- checkpoints ----------------------------------------------------------------------------
     def state_dict(self) -> dict[str, Any]:
-        """Everything needed to continue exactly: weights, optimizer, schedule, step."""
+        """Everything needed to continue exactly: weights (with LoRA, the adapters only; with bf16
+        weights, their fp32 masters), optimizer, schedule, step."""
         critic = self.critic if self.critic is not None else self.value_head
+        if self.config.fsdp:  # the weights and optimizer state are sharded: save_checkpoint writes them
+            return {"step": self.step, "sharded": True, "scheduler": self.scheduler.state_dict(),
+                    "algorithm": self.algorithm.to_dict(), "config": dataclasses.asdict(self.config),
+                    "history": self.history}
+        policy = self.policy.state_dict()
+        if lora.is_lora(self.policy):
+            trained = {name for name, p in self.policy.named_parameters() if p.requires_grad}
+            policy = {name: value for name, value in policy.items() if name in trained}
         return {
-            "step": self.step, "policy": self.policy.state_dict(),
+            "step": self.step, "policy": policy, "master_weights": self.master_weights.state_dict(),
             "critic": None if critic is None else critic.state_dict(),
             "optimizer": self.optimizer.state_dict(), "scheduler": self.scheduler.state_dict(),
             "algorithm": self.algorithm.to_dict(), "config": dataclasses.asdict(self.config),
@@ -611,16 +707,37 @@ class Trainer:
         """Write a loadable model directory at ``path`` (rank 0): the policy and tokenizer
         (``from_pretrained``, ``rlenv eval --model``) and ``trainer_state.pt`` (``resume_from``).
         Then, with ``config.save_total_limit``, remove the oldest ``checkpoint-N`` directories of
-        ``path``'s parent beyond the limit. Returns ``path``."""
+        ``path``'s parent beyond the limit. Returns ``path``.
+
+        Under FSDP every rank must call it: the weights are gathered for the model directory, and each
+        rank writes its shards of the weights and optimizer state under ``path/sharded``."""
         path = Path(path)
+        full = sharding.full_state_dict(self.policy) if self.config.fsdp else None
         if dist.rank() == 0:
             path.mkdir(parents=True, exist_ok=True)
-            self.policy.save_pretrained(path)
+            self.policy.save_pretrained(path, **({} if full is None else {"state_dict": full}))
             self.tokenizer.save_pretrained(path)
             torch.save(self.state_dict(), path / CHECKPOINT_FILE)
             logger.info("saved checkpoint at step %d to %s", self.step, path)
             if self.config.save_total_limit is not None:
                 self._prune_checkpoints(path.parent, keep=path, limit=self.config.save_total_limit)
+        if self.config.fsdp:
+            sharding.save_sharded(self._trained_modules(), self.optimizer, path / SHARDED_DIR)
+        if dist.is_distributed():
+            torch.distributed.barrier()
+        return path
+
+    def save_model(self, path: str | Path) -> Path:
+        """Write the trained policy and tokenizer at ``path`` as a ``from_pretrained`` directory: with LoRA,
+        merged into the base weights; under FSDP, gathered (every rank must call it). Returns ``path``."""
+        path = Path(path)
+        full = sharding.full_state_dict(self.policy) if self.config.fsdp else None
+        if dist.rank() == 0:
+            if lora.is_lora(self.policy):
+                lora.save_merged(self.policy, path)
+            else:
+                self.policy.save_pretrained(path, **({} if full is None else {"state_dict": full}))
+            self.tokenizer.save_pretrained(path)
         if dist.is_distributed():
             torch.distributed.barrier()
         return path
@@ -656,13 +773,28 @@ class Trainer:
         if state["algorithm"] != self.algorithm.to_dict():
             raise ValueError(f"checkpoint {file} was written by algorithm {state['algorithm']['name']!r} with a "
                              f"different configuration than {self.algorithm.name!r}")
-        self.policy.load_state_dict(state["policy"])
+        if bool(state.get("sharded")) != self.config.fsdp:
+            raise ValueError(f"checkpoint {file} was written with fsdp={bool(state.get('sharded'))}, this trainer "
+                             f"has fsdp={self.config.fsdp}")
+        if self.config.fsdp:
+            sharding.load_sharded(self._trained_modules(), self.optimizer, file.parent / SHARDED_DIR)
+        else:
+            self._load_weights(state, file)
+        self.scheduler.load_state_dict(state["scheduler"])
+        self.step = int(state["step"])
+        self.history = list(state["history"])
+
+    def _load_weights(self, state: dict[str, Any], file: Path) -> None:
+        """The policy, critic, master weights and optimizer of an unsharded checkpoint."""
+        missing, unexpected = self.policy.load_state_dict(state["policy"], strict=not lora.is_lora(self.policy))
+        missing_trained = sorted({n for n, p in self.policy.named_parameters() if p.requires_grad} & set(missing))
+        if unexpected or missing_trained:
+            raise ValueError(f"checkpoint {file} does not fit this policy: missing trained weights "
+                             f"{missing_trained[:5]}, unexpected weights {unexpected[:5]}")
         critic = self.critic if self.critic is not None else self.value_head
         if (critic is None) != (state["critic"] is None):
             raise ValueError(f"checkpoint {file} and this trainer disagree on having a critic")
         if critic is not None:
             critic.load_state_dict(state["critic"])
+        self.master_weights.load_state_dict(state.get("master_weights", []))
         self.optimizer.load_state_dict(state["optimizer"])
-        self.scheduler.load_state_dict(state["scheduler"])
-        self.step = int(state["step"])
-        self.history = list(state["history"])

@@ -169,6 +169,10 @@ def test_async_settings_are_checked():
         TrainerConfig(max_staleness=-1)
     with pytest.raises(ValueError, match="weight_sync_timeout_s must be > 0"):
         TrainerConfig(weight_sync_timeout_s=0)
+    with pytest.raises(ValueError, match="async_rollouts=True with fsdp=True is not supported"):
+        TrainerConfig(async_rollouts=True, fsdp=True)
+    with pytest.raises(ValueError, match="async_rollouts=True with LoRA \\(lora_r=8\\) is not supported"):
+        TrainerConfig(async_rollouts=True, lora_r=8)
     model, tok = tiny_policy()
     with pytest.raises(ValueError, match="generate_fn= replaces the in-process generator, but async_rollouts=True"):
         Trainer(model, None, "grpo", config={"async_rollouts": True}, tokenizer=tok, generate_fn=lambda prompts: None)
