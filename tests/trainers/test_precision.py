@@ -7,7 +7,7 @@ from rlenv.trainers import Trainer
 from rlenv.trainers.logprobs import completion_logprobs
 from rlenv.trainers.precision import MasterWeights
 from tests.trainers.test_distributed import global_batch
-from tests.trainers.trainer_helpers import tiny_policy
+from tests.trainers.trainer_helpers import resumed_and_uninterrupted, tiny_policy
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
@@ -92,15 +92,7 @@ def test_bf16_resume_is_bit_identical(tmp_path):
         model, tok = tiny_policy(seed=0, hidden_size=32)
         return Trainer(model, None, "grpo", config=dict(CONFIG, dtype="bfloat16"), tokenizer=tok), tok
 
-    whole, tok = trainer()
-    for _ in range(2):
-        whole.update(global_batch(tok))
-    first, _ = trainer()
-    first.update(global_batch(tok))
-    first.save_checkpoint(tmp_path / "checkpoint-1")
-    resumed, _ = trainer()
-    resumed.load_checkpoint(tmp_path / "checkpoint-1")
-    resumed.update(global_batch(tok))
+    whole, resumed = resumed_and_uninterrupted(trainer, global_batch, tmp_path)
     for a, b in zip(whole.master_weights.parameters(), resumed.master_weights.parameters()):
         assert torch.equal(a, b)
     for (name, a), b in zip(whole.policy.state_dict().items(), resumed.policy.state_dict().values()):

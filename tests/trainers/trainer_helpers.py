@@ -272,3 +272,19 @@ def tiny_policy(seed: int = 0, hidden_size: int = 64, num_layers: int = 2):
 
 __all__ = ["HELD_OUT_PROBLEMS", "HELD_OUT_START", "PPO_EPOCHS", "RL_BUDGET", "InjectedFailures", "MAX_NEW_TOKENS", "NUM_TASKS", "TRAIN_SIZE", "addition_env", "with_failures", "with_format_term", "ANSWER_FORMAT", "failure_policy_gains", "parallel_gains", "in_workers", "RUN_DEFAULTS", "make_task_env", "policy_gradient_gain", "rlenv", "tiny_policy", "training_split", "held_out_indices", "held_out_pass_at_1", "warm_start_state"]
 
+
+
+def resumed_and_uninterrupted(make_trainer, make_batch, tmp_path):
+    """``(uninterrupted, resumed)`` trainers: one of ``make_trainer()`` updated twice on
+    ``make_batch(tokenizer)``, and one that resumed from another's checkpoint after its first update
+    and then made the second (``make_trainer`` returns ``(trainer, tokenizer)``)."""
+    whole, tok = make_trainer()
+    for _ in range(2):
+        whole.update(make_batch(tok))
+    first, _ = make_trainer()
+    first.update(make_batch(tok))
+    first.save_checkpoint(tmp_path / "checkpoint-1")
+    resumed, _ = make_trainer()
+    resumed.load_checkpoint(tmp_path / "checkpoint-1")
+    resumed.update(make_batch(tok))
+    return whole, resumed
