@@ -249,21 +249,37 @@ class _Batch:
     def unfinished(self) -> bool:
         return bool(self.pending or self.suspects or self.running)
 
-    def dispatch(self, actors: Sequence[Any], send: Any) -> None:
-        """Give each actor work: a suspect when it is idle, else fresh chunks up to ``in_flight``."""
+    def dispatch(self, actors: Sequence[Any], send: Any) -> list[Any]:
+        """Give each actor work: a suspect when it is idle, else fresh chunks up to ``in_flight``.
+        Returns the actors Ray refused a call to (dead before this batch reached them: Ray raises
+        at submission); their chunks went back where they came from."""
+        refused = []
         for actor in actors:
             if actor in self._alone:
                 continue
             if self.suspects and not self._load[actor]:
-                self._start(actor, self.suspects.popleft(), send)
-                self._alone.add(actor)
+                if self._start(actor, self.suspects, send):
+                    self._alone.add(actor)
+                else:
+                    refused.append(actor)
                 continue
             while self.pending and self._load[actor] < self.in_flight:
-                self._start(actor, self.pending.popleft(), send)
+                if not self._start(actor, self.pending, send):
+                    refused.append(actor)
+                    break
+        return refused
 
-    def _start(self, actor: Any, chunk: _Chunk, send: Any) -> None:
-        self.running[send(actor, chunk)] = (actor, chunk)
+    def _start(self, actor: Any, queue: collections.deque[_Chunk], send: Any) -> bool:
+        """Send ``queue``'s first chunk to ``actor``; False (the chunk left in ``queue``) when Ray refuses the call."""
+        try:
+            ref = send(actor, queue[0])
+        except Exception as exc:  # ray raises a bare Exception for a call to an actor it knows is dead
+            logger.warning("Ray refused a call to a scoring actor (%s); its work goes to the other actors",
+                           str(exc).splitlines()[0])
+            return False
+        self.running[ref] = (actor, queue.popleft())
         self._load[actor] += 1
+        return True
 
     def finished(self, ref: Any) -> tuple[Any, _Chunk]:
         actor, chunk = self.running.pop(ref)
@@ -430,7 +446,13 @@ class RayExecutor:
 
         try:
             while batch.unfinished:
-                batch.dispatch(actors, send)
+                refused = batch.dispatch(actors, send)
+                if refused:
+                    with self._lock:
+                        self.failed_calls += len(refused)
+                        for actor in refused:
+                            group.drop(actor)
+                    actors = [a for a in actors if a not in refused]
                 if not batch.running:  # every actor died: start new ones on the nodes still alive
                     actors, nodes = self._replace_all(group, max_workers)
                     continue
