@@ -1,0 +1,39 @@
+"""``report_to="wandb"``: a Weights & Biases run (``pip install 'rlenv-lm[wandb]'``) named after the training run,
+in ``TrainerConfig.tracking_project``, its files under ``output_dir/wandb``. Its config holds the run's settings
+and manifest; each step's metrics are logged at that step and each logged step's samples as a ``samples``
+table. Without a network, set ``WANDB_MODE=offline`` (``wandb sync`` uploads the run later)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from rlenv.trainers.tracking.common import SAMPLE_COLUMNS, TrackedRun, require, table_rows
+
+
+class WandbTracker:
+    """An open ``wandb`` run (its mode, entity, ... from wandb's own environment variables)."""
+
+    def __init__(self, run: TrackedRun):
+        self.wandb = require("wandb", "wandb")
+        run.output_dir.mkdir(parents=True, exist_ok=True)
+        self.run = self.wandb.init(project=run.project, name=run.name, dir=str(run.output_dir),
+                                   config={**run.config, "manifest": run.manifest}, reinit="create_new")
+
+    def log_metrics(self, metrics: Mapping[str, float], step: int) -> None:
+        """The metrics as one history row at ``step``."""
+        self.run.log(dict(metrics), step=step)
+
+    def log_samples(self, rows: Sequence[Mapping[str, Any]], step: int) -> None:
+        """The rows as a ``wandb.Table`` named ``samples`` at ``step``."""
+        table = self.wandb.Table(columns=list(SAMPLE_COLUMNS), data=table_rows(rows))
+        self.run.log({"samples": table}, step=step)
+
+    def close(self) -> None:
+        """Finish the run (an offline run's files are complete then)."""
+        self.run.finish()
+
+
+def start(run: TrackedRun) -> WandbTracker:
+    """Open ``run`` in Weights & Biases."""
+    return WandbTracker(run)
