@@ -30,8 +30,11 @@ class WandbTracker:
         self.run.log({"samples": table}, step=step)
 
     def close(self) -> None:
-        """Finish the run (an offline run's files are complete then)."""
+        """Finish the run, then stop wandb's service process (``wandb.teardown``, which also finishes any
+        other run of this process): wandb 0.31's ``finish`` can return before its core has written the
+        run's records, and an offline run's ``.wandb`` file is complete only once the service stops."""
         self.run.finish()
+        self.wandb.teardown()
 
 
 def start(run: TrackedRun) -> WandbTracker:

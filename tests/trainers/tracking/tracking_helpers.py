@@ -23,3 +23,39 @@ def tracked_training(out: Path, report_to: str, **config: Any) -> tuple[list[dic
     samples = [json.loads(line) for line in (out / "samples.jsonl").read_text().splitlines()]
     assert len(history) == 2 and len(samples) == 4
     return history, samples
+
+
+def wandb_records(path: Path) -> list[Any]:
+    """The records of an offline run's ``.wandb`` file, decoded with wandb's own protobuf schema
+    (``wandb.proto.wandb_internal_pb2.Record``).
+
+    wandb 0.31 reads these files in its Go core only (``wandb sync``): its Python ``DataStore``
+    reader is gone, so the framing is read here. It is LevelDB's log format: a 7-byte file header
+    (``:W&B``, magic ``0xBEE1``, version 0), then 32 KiB blocks of chunks, each a 7-byte header
+    (CRC-32, length, type: 1 full, 2 first, 3 middle, 4 last) and its bytes; a block's tail shorter
+    than a header is padding. Each chunk's CRC-32 (of its type byte and bytes) is checked."""
+    import struct
+    import zlib
+
+    from wandb.proto import wandb_internal_pb2
+
+    block = 32 * 1024
+    data = path.read_bytes()
+    assert struct.unpack("<4sHB", data[:7]) == (b":W&B", 0xBEE1, 0), f"{path} is not a .wandb file"
+    records, pending, pos = [], b"", 7
+    while pos + 7 <= len(data):
+        left = block - pos % block
+        crc, length, kind = struct.unpack("<IHB", data[pos:pos + 7])
+        if left < 7 or (length, kind) == (0, 0):  # the block's padding
+            pos += left
+            continue
+        chunk = data[pos + 7:pos + 7 + length]
+        assert zlib.crc32(bytes([kind]) + chunk) == crc, f"corrupt chunk at byte {pos} of {path}"
+        pos += 7 + length
+        pending += chunk
+        if kind in (1, 4):
+            record = wandb_internal_pb2.Record()
+            record.ParseFromString(pending)
+            records.append(record)
+            pending = b""
+    return records
