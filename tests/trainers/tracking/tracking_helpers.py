@@ -59,3 +59,38 @@ def wandb_records(path: Path) -> list[Any]:
             records.append(record)
             pending = b""
     return records
+
+
+def tracking_python() -> Path:
+    """The interpreter of the tracking environment: ``RLENV_TRACKING_PYTHON``, else ``.venv-tracking``'s."""
+    import os
+
+    root = Path(__file__).resolve().parents[3]
+    return Path(os.environ.get("RLENV_TRACKING_PYTHON") or root / ".venv-tracking" / "bin" / "python")
+
+
+def run_cases_in_tracking_environment(cases: str) -> None:
+    """Run the test module ``cases`` (a file of this folder) with pytest in the tracking environment; fail
+    with its output unless every case passed.
+
+    Trackio caps pillow below 13 and MLflow caps cachetools below 8, both lower than rlenv's lock, so
+    they cannot be installed beside it: ``.ci/run`` builds ``.venv-tracking``, a virtualenv on top of
+    rlenv's environment (a ``.pth`` file adds its site-packages after the venv's own) holding only
+    trackio, mlflow-skinny, the SQLite store's sqlalchemy and alembic, and the pillow and cachetools
+    they accept, at the versions of ``.ci/tracking-constraints.txt``."""
+    import os
+    import subprocess
+    import sys
+
+    import pytest
+
+    python = tracking_python()
+    if not python.exists():
+        pytest.fail(f"the tracking environment is missing ({python}): build it as .ci/run does, or set "
+                    "RLENV_TRACKING_PYTHON", pytrace=False)
+    assert str(python) != sys.executable
+    root = Path(__file__).resolve().parents[3]
+    run = subprocess.run([str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--rootdir={root}",
+                          str(Path(__file__).with_name(cases))], cwd=root, capture_output=True, text=True,
+                         timeout=900, env={**os.environ, "PYTHONPATH": str(root)})
+    assert run.returncode == 0, f"{cases} in the tracking environment:\n{run.stdout[-6000:]}{run.stderr[-3000:]}"
