@@ -61,3 +61,26 @@ def table_rows(rows: Sequence[Mapping[str, Any]]) -> list[list[Any]]:
     """The cells of a sample table: one list per row, :data:`SAMPLE_COLUMNS` in order (text as text)."""
     return [[row["step"], str(row["prompt"]), str(row["completion"]), float(row["reward"]), str(row["status"])]
             for row in rows]
+
+
+class LoggingRunTracker:
+    """A backend in wandb's shape (wandb, Trackio): its run logs a dict of values at a step
+    (``run.log(values, step=step)``) and ends with ``run.finish()``, its module has
+    ``Table(columns=, data=)``."""
+
+    def __init__(self, module: ModuleType, run: Any):
+        self.module = module
+        self.run = run
+
+    def log_metrics(self, metrics: Mapping[str, float], step: int) -> None:
+        """The metrics as one row at ``step``."""
+        self.run.log(dict(metrics), step=step)
+
+    def log_samples(self, rows: Sequence[Mapping[str, Any]], step: int) -> None:
+        """The rows as a ``Table`` named ``samples`` at ``step``."""
+        table = self.module.Table(columns=list(SAMPLE_COLUMNS), data=table_rows(rows))
+        self.run.log({"samples": table}, step=step)
+
+    def close(self) -> None:
+        """Finish the run."""
+        self.run.finish()

@@ -5,38 +5,23 @@ table. Without a network, set ``WANDB_MODE=offline`` (``wandb sync`` uploads the
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
-
-from rlenv.trainers.tracking.common import SAMPLE_COLUMNS, TrackedRun, require, table_rows
+from rlenv.trainers.tracking.common import LoggingRunTracker, TrackedRun, require
 
 
-class WandbTracker:
+class WandbTracker(LoggingRunTracker):
     """An open ``wandb`` run (its mode, entity, ... from wandb's own environment variables)."""
-
-    def __init__(self, run: TrackedRun):
-        self.wandb = require("wandb", "wandb")
-        run.output_dir.mkdir(parents=True, exist_ok=True)
-        self.run = self.wandb.init(project=run.project, name=run.name, dir=str(run.output_dir),
-                                   config={**run.config, "manifest": run.manifest}, reinit="create_new")
-
-    def log_metrics(self, metrics: Mapping[str, float], step: int) -> None:
-        """The metrics as one history row at ``step``."""
-        self.run.log(dict(metrics), step=step)
-
-    def log_samples(self, rows: Sequence[Mapping[str, Any]], step: int) -> None:
-        """The rows as a ``wandb.Table`` named ``samples`` at ``step``."""
-        table = self.wandb.Table(columns=list(SAMPLE_COLUMNS), data=table_rows(rows))
-        self.run.log({"samples": table}, step=step)
 
     def close(self) -> None:
         """Finish the run, then stop wandb's service process (``wandb.teardown``, which also finishes any
         other run of this process): wandb 0.31's ``finish`` can return before its core has written the
         run's records, and an offline run's ``.wandb`` file is complete only once the service stops."""
         self.run.finish()
-        self.wandb.teardown()
+        self.module.teardown()
 
 
 def start(run: TrackedRun) -> WandbTracker:
     """Open ``run`` in Weights & Biases."""
-    return WandbTracker(run)
+    wandb = require("wandb", "wandb")
+    run.output_dir.mkdir(parents=True, exist_ok=True)
+    return WandbTracker(wandb, wandb.init(project=run.project, name=run.name, dir=str(run.output_dir),
+                                          config={**run.config, "manifest": run.manifest}, reinit="create_new"))
