@@ -4,8 +4,8 @@ manifest, and tables of logged samples, sent to TensorBoard, Weights & Biases, T
 One module per backend (``tensorboard``, ``wandb``, ``trackio``, ``mlflow``), each with a
 ``start(run) -> Tracker`` that imports its library only then; each library is an optional extra
 (``pip install 'rlenv-lm[wandb]'``). :func:`start` opens the runs of several backends behind one
-:class:`Trackers`. Every backend can run without a network: TensorBoard and MLflow write files
-(MLflow's file store under ``output_dir/mlruns`` unless ``MLFLOW_TRACKING_URI`` says otherwise),
+:class:`Trackers`. Every backend can run without a network: TensorBoard writes event files, MLflow
+a SQLite store of its own under ``output_dir/mlflow`` (unless ``MLFLOW_TRACKING_URI`` says otherwise),
 Trackio a local database (``TRACKIO_DIR``), wandb an offline run under ``output_dir/wandb`` with
 ``WANDB_MODE=offline``.
 """

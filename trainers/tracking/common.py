@@ -23,7 +23,7 @@ class TrackedRun:
         name: the run's name (``TrainerConfig.run_name``, else the output directory's name).
         project: wandb's project, Trackio's project, MLflow's experiment (TensorBoard has none).
         output_dir: the run's output directory (TensorBoard's logs go to ``output_dir/tensorboard``,
-            wandb's to ``output_dir/wandb``, MLflow's file store, by default, to ``output_dir/mlruns``).
+            wandb's to ``output_dir/wandb``, MLflow's own SQLite store, by default, to ``output_dir/mlflow``).
         config: the run's settings: ``{"algorithm": ..., "config": ...}`` as JSON-ready dicts.
         manifest: the run's ``manifest.json`` (:mod:`rlenv.manifest`).
     """
