@@ -4,8 +4,10 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Any
 
+from rlenv.deprecation import warn_moved
 from rlenv.errors import check_choice
 from rlenv.trainers.policy_gradient.asynchronous import AsyncRolloutSettings
 from rlenv.trainers.policy_gradient.corrections import OffPolicyCorrection
@@ -197,3 +199,22 @@ class TrainerConfig(AsyncRolloutSettings, OffPolicyCorrection, FailurePolicy):
         if unknown:
             raise ValueError(f"unknown TrainerConfig field(s) {sorted(unknown)}; known: {sorted(known)}")
         return cls(**values)
+
+
+def _accept_tensorboard_switch(cls: type) -> None:
+    """Let ``TrainerConfig(tensorboard=True)`` (the switch ``report_to`` replaced) work for one release:
+    it warns and adds ``tensorboard`` to ``report_to``; ``tensorboard=False`` warns and changes nothing."""
+    init = cls.__dict__["__init__"]  # the dataclass's own
+
+    @functools.wraps(init)
+    def __init__(self: Any, *args: Any, tensorboard: bool | None = None, **kwargs: Any) -> None:
+        if tensorboard is not None:
+            warn_moved("TrainerConfig(tensorboard=...)", "TrainerConfig(report_to='tensorboard')")
+            if tensorboard and "tensorboard" not in backend_names(kwargs.get("report_to", "")):
+                kwargs["report_to"] = ",".join(filter(None, (kwargs.get("report_to", ""), "tensorboard")))
+        init(self, *args, **kwargs)
+
+    setattr(cls, "__init__", __init__)  # noqa: B010  (mypy refuses assigning a class's __init__)
+
+
+_accept_tensorboard_switch(TrainerConfig)  # the old switch, for one release

@@ -24,6 +24,16 @@ def test_the_config_checks_report_to_and_needs_an_output_dir(tmp_path):
         TrainerConfig(report_to="wandb")
 
 
+def test_the_old_tensorboard_switch_still_works_for_one_release(tmp_path):
+    with pytest.warns(DeprecationWarning, match=r"TrainerConfig\(tensorboard=...\) is deprecated"):
+        config = TrainerConfig(tensorboard=True, report_to="wandb", output_dir=str(tmp_path))
+    assert backend_names(config.report_to) == ("wandb", "tensorboard")
+    with pytest.warns(DeprecationWarning):
+        assert TrainerConfig(tensorboard=True, report_to="tensorboard", output_dir=str(tmp_path)).report_to == "tensorboard"
+    with pytest.warns(DeprecationWarning):
+        assert TrainerConfig(tensorboard=False).report_to == ""
+
+
 def test_a_backend_that_cannot_start_closes_the_ones_already_open(tmp_path, monkeypatch):
     """TensorBoard opens first; wandb is missing (``sys.modules["wandb"] = None`` fails its import as an
     absent package does): the error names wandb's extra and TensorBoard's file is complete (closed)."""
