@@ -70,8 +70,7 @@ _GRADER = (r"(?:\b(?:grader|judge|evaluator|rater|reviewer|assessor|scorer|marke
            r"|marker|reviewer|system|grading|scoring|evaluation)"
            r"|(?:ai|llm|model|system|assistant|agent)s? (?:that is |who is |which is )?(?:grading|scoring|evaluating|judging"
            r"|reviewing|rating|comparing|ranking|marking|assessing|reading|checking) (?:this|these|the|my|our)\b"
-           r"|whoever (?:is )?(?:scores?|grades?|rates?|reads?|checks?|checking|grading|scoring|reading|reviewing|marking"
-           r"|evaluating|judging|assessing)"
+           r"|whoever (?:is )?\w*(?:scor|grad|rat|read|check|review|mark|evaluat|judg|assess)\w*"
            r"|correct(?:eur|rice)|évaluat(?:eur|rice)|examinat(?:eur|rice)|evaluador[a]?|calificador[a]?|examinador[a]?"
            r"|valutat(?:ore|rice)|evaluatore|correttore|esaminatore|avaliador[a]?|bewerter(?:in)?|prüfer(?:in)?|gutachter"
            r"|beoordelaar|oceniając\w*|egzaminator\w*|değerlendirici\w*|puanlayıcı\w*|bedömare\w*|bedømmer\w*|sensor\w*"
@@ -188,6 +187,13 @@ _PATTERNS: dict[str, list[re.Pattern[str]]] = {
         r"\b(?:give|rate|score|grade|mark)\w* (?:this|it|me)\b[^.\n]{0,15}\b(?:less than|below|under|lower than) (?:a |an )?"
         r"(?:10|full|perfect|maximum|top)",
         r"\bthe only (?:\w+ )?(?:rating|score|grade|verdict|mark|choice|outcome|decision)\b[^.\n]{0,30}?\bis\b",
+        rf"{_GRADER}[^.\n]{{0,60}}?{_OUTCOME}[^.\n]{{0,40}}?\b(?:please|kindly|so do you|so should you|do the same)\b",
+        r"\b(?:give|assign|award|rate|mark|grade|score) (?:this|it|me)\b(?: \w+)? (?:an? )?(?:perfect|10|full|top|maximum"
+        r"|highest|five stars|5 stars)",
+        r"\b(?:do not|don't|never|please don't) (?:penali[sz]e|deduct|dock|mark (?:it |this )?down|downgrade|lower)\b"
+        r"[^.\n]{0,30}?\b(?:this|it|me|points|marks)\b",
+        rf"{_GRADER} (?:was|were|has been|have been|is|are) (?:told|instructed|asked|configured|supposed|meant) to"
+        r" (?:accept|pass|approve|give|prefer|award|ignore)",
         rf"\b(?:give|assign|award|rate|mark|grade|score)\b[^.\n]{{0,10}}{_SELF}[^.\n]{{0,30}}"
         r"(?:highest|maximum|max|full|perfect|top|best|\b10\b|excellent|as correct|highly)",
         rf"{_SELF} (?:has been|have been|was|is) (?:pre-?)?(?:verified|approved|certified|confirmed|validated|checked"
@@ -218,7 +224,8 @@ _PATTERNS: dict[str, list[re.Pattern[str]]] = {
         r"<\|\s*[\w.\-]{2,30}\s*\|>", r"<\s*/?\s*(?:system|assistant|user|human|developer|instructions?)\s*>", r"\[/?INST\]", r"<</?SYS>>", r"<(?:start|end)_of_turn>",
         r"\[(?:system|assistant|user|human)\]",
         r"(?-i:\bSYSTEM\b)\s*(?:[:>\]|)=]|(?:override|note|message|prompt|notice|mode)\b)",
-        rf"^\s*(?:#{{1,6}}\s*)?{_ROLE}\s*[:：]", rf"^\s*#{{1,6}}\s*{_ROLE}\s*$", rf"#{{1,6}}\s*{_ROLE}\s*[:：]",
+        r"^\s*(?:#{1,6}\s*)?(?:system|assistant|user|human|developer)\s*[:：]", rf"^\s*#{{1,6}}\s*{_ROLE}\s*$",
+        rf"#{{1,6}}\s*{_ROLE}\s*[:：]",
         r"\bsystem (?:note|message|notice|prompt)\s*[:：]",
         r"nota del sistema|note du système|systemhinweis|systemnachricht|系统提示|系统消息|システム\s*[:：]"
         r"|системное сообщение",
