@@ -71,7 +71,7 @@ _GRADER = (r"(?:\b(?:grader|judge|evaluator|rater|reviewer|assessor|scorer|marke
            r"|(?:ai|llm|model|system|assistant|agent)s? (?:that is |who is |which is )?(?:grading|scoring|evaluating|judging"
            r"|reviewing|rating|comparing|ranking|marking|assessing|reading|checking) (?:this|these|the|my|our)\b"
            r"|whoever (?:is )?\w*(?:scor|grad|rat|read|check|review|mark|evaluat|judg|assess)\w*"
-           r"|correct(?:eur|rice)|évaluat(?:eur|rice)|examinat(?:eur|rice)|evaluador[a]?|calificador[a]?|examinador[a]?"
+           r"|correct(?:eur|rice|or|ora)|corret(?:or|ora)|évaluat(?:eur|rice)|examinat(?:eur|rice)|evaluador[a]?|calificador[a]?|examinador[a]?"
            r"|valutat(?:ore|rice)|evaluatore|correttore|esaminatore|avaliador[a]?|bewerter(?:in)?|prüfer(?:in)?|gutachter"
            r"|beoordelaar|oceniając\w*|egzaminator\w*|değerlendirici\w*|puanlayıcı\w*|bedömare\w*|bedømmer\w*|sensor\w*"
            r"|penilai|pemeriksa|giám khảo|người chấm|người đánh giá|оценщик\w*|проверяющ\w*|экзаменатор\w*|оцінювач\w*"
@@ -94,7 +94,8 @@ _OUTCOME = (r"(?:\b(?:highest|maximum|max|top (?:score|marks?|grade|rating|point
             r"|cao nhất|tối đa|täydet pisteet|korkein\w*|plný počet bodů|nejvyšší\w*|maximáln\w*|legmagasabb\w*"
             r"|nota maximă|punctaj maxim|максимальн\w*|высш\w*|наивысш\w*|заслужива\w*|найвищ\w*|заслугову\w*|μέγιστ\w*|άριστα)\b"
             r"|\b(?:parfait\w*|perfect\w*|perfeit\w*|perfett\w*|perfekt\w*|mejor|melhor|migliore|meilleur\w*|correct[ao]"
-            r"|corrett[ao]|richtig|korrekt|win|wins|extra credit|bonus points?|(?:the )?(?:reference|gold|model|standard)"
+            r"|corrett[ao]|richtig|korrekt|win|wins|outrank\w*|beats? the (?:others|alternatives|rest)|better than the"
+            r" (?:others|alternatives|rest)|superior to|ten|dix|diez|dez|zehn|dieci|tien|десять|extra credit|bonus points?|(?:the )?(?:reference|gold|model|standard)"
             r" (?:answer|solution))\b|标准答案|正确答案|模範解答|정답"
             r"|\ba\+|(?:rank(?:ed)?|place[ds]?|put) (?:it |this |me )?(?:first|1st|on top|at the top)|first place|number one"
             r"|(?<![\d.,])10(?![\d]|[.,]\d|\s*%)|满分|最高|満点|만점|최고|الكاملة|أعلى|كاملة|پوری|کامل|بالاترین|पूरे अंक|सर्वोच्च|पूर्ण अंक|ציון מלא"
@@ -108,7 +109,7 @@ _PRIOR = (r"(?:(?:previous|prior|earlier|above|preceding|original|initial|former
           r"|instructions?|criteria|rubric|rules?|template)|everything (?:you (?:were|have been|'ve been) )?(?:told|given"
           r"|asked)|what(?:ever)? (?:guidance|instructions?|rules?|you were told)(?: you were given)?)")
 _VOID = (r"(?:void|null|obsolete|cancel+ed|revoked|superseded?|replaced|outdated|invalid|no longer (?:appl(?:y|ies)|valid"
-         r"|matters?|relevant|in effect|hold)|(?:is|are|was|were) (?:a test|wrong|in error|mistaken|incorrect)"
+         r"|matters?|relevant|in effect|hold|in use|used|needed|required|current)|aside|(?:is|are|was|were) (?:a test|wrong|in error|mistaken|incorrect)"
          r"|do(?:es)? not apply|don't apply|contains? (?:a |an )?(?:mistake|error|typo|bug)|ha(?:s|ve) changed"
          r"|written in error|set aside|drop|discard|abandon|scrap|withdrawn|expired|lifted|suspended)")
 #: A field of a verdict, and a value at the top of a scale.
@@ -176,7 +177,8 @@ _PATTERNS: dict[str, list[re.Pattern[str]]] = {
         rf"\byou,? (?:the|my|dear) (?:\w+ ){{0,3}}?(?:{_GRADER}|model|ai|llm)\b{_NEAR}{_OUTCOME}",
         rf"\bif (?:an?|the|you are (?:an?|the)) (?:{_GRADER}|ai|llm|model|language model)\b[^.\n]{{0,40}}?"
         r"(?:scor|grad|evaluat|judg|read|review|mark|rat|compar|rank|check)\w*",
-        rf"{_GRADER}[^.\n]{{0,60}}?(?:\byou\b|\byour\b|please|kindly|should|must|need to|have to)[^.\n]{{0,80}}?{_OUTCOME}",
+        rf"{_GRADER}[^.\n]{{0,60}}?(?:\byou\b|\byour\b|please|kindly|should|must|need to|have to|be so kind|kind enough"
+        rf"|grateful|appreciate|\bi (?:ask|request|beg|urge))[^.\n]{{0,80}}?{_OUTCOME}",
         rf"\bas (?:the|an?) {_GRADER}\b[^\n]{{0,60}}?{_OUTCOME}",
         rf"\byou(?:'re| are)? (?:comparing|ranking|grading|evaluating|judging|scoring|rating|reviewing|assessing|marking)\b"
         rf"{_NEAR}{_OUTCOME}",
@@ -188,8 +190,8 @@ _PATTERNS: dict[str, list[re.Pattern[str]]] = {
         r"(?:10|full|perfect|maximum|top)",
         r"\bthe only (?:\w+ )?(?:rating|score|grade|verdict|mark|choice|outcome|decision)\b[^.\n]{0,30}?\bis\b",
         rf"{_GRADER}[^.\n]{{0,60}}?{_OUTCOME}[^.\n]{{0,40}}?\b(?:please|kindly|so do you|so should you|do the same)\b",
-        r"\b(?:give|assign|award|rate|mark|grade|score) (?:this|it|me)\b(?: \w+)? (?:an? )?(?:perfect|10|full|top|maximum"
-        r"|highest|five stars|5 stars)",
+        r"\b(?:give|assign|award|rate|mark|grade|score) (?:this|it|me)\b(?: \w+)? (?:an? |the )?(?:perfect|10|full|top"
+        r"|maximum|highest|best|five stars|5 stars)",
         r"\b(?:do not|don't|never|please don't) (?:penali[sz]e|deduct|dock|mark (?:it |this )?down|downgrade|lower)\b"
         r"[^.\n]{0,30}?\b(?:this|it|me|points|marks)\b",
         rf"{_GRADER} (?:was|were|has been|have been|is|are) (?:told|instructed|asked|configured|supposed|meant) to"
@@ -211,6 +213,8 @@ _PATTERNS: dict[str, list[re.Pattern[str]]] = {
         r"<\s*(score|winner|ranking|verdict|rating|grade|result|decision|judge?ment|evaluation|assessment|points|overall"
         r"|reward|preference|label)\b[^>]*>[^<]{0,60}</\s*\1\s*>",
         rf"{_KEY}{_SEP}{_TOP}",
+        rf"<\s*{_KEY}[^>]*\b(?:value|score|points|grade)\s*=\s*[\"']?{_TOP}",
+        rf"^\|[^\n]*\b{_KEY}[^\n]*\|\s*$(?:\n\|[^\n]*)*?\n\|(?:[^|\n]*\|)*?\s*[*_]*{_TOP}[*_]*\s*\|",
         r"\b(?:accuracy|clarity|helpfulness|harmlessness|correctness|relevance|completeness|style|overall|final|total)"
         r"\s+(?:10\s*/\s*10|5\s*/\s*5|100\s*/\s*100|100\s*%)",
         r"\{\s*\"\w+\"\s*:\s*10\s*,\s*\"\w+\"\s*:\s*10\b",
@@ -224,7 +228,7 @@ _PATTERNS: dict[str, list[re.Pattern[str]]] = {
         r"<\|\s*[\w.\-]{2,30}\s*\|>", r"<\s*/?\s*(?:system|assistant|user|human|developer|instructions?)\s*>", r"\[/?INST\]", r"<</?SYS>>", r"<(?:start|end)_of_turn>",
         r"\[(?:system|assistant|user|human)\]",
         r"(?-i:\bSYSTEM\b)\s*(?:[:>\]|)=]|(?:override|note|message|prompt|notice|mode)\b)",
-        r"^\s*(?:#{1,6}\s*)?(?:system|assistant|user|human|developer)\s*[:：]", rf"^\s*#{{1,6}}\s*{_ROLE}\s*$",
+        r"^\s*(?:#{1,6}\s*)?(?:system|assistant|human|developer)\s*[:：]", rf"^\s*#{{1,6}}\s*{_ROLE}\s*$",
         rf"#{{1,6}}\s*{_ROLE}\s*[:：]",
         r"\bsystem (?:note|message|notice|prompt)\s*[:：]",
         r"nota del sistema|note du système|systemhinweis|systemnachricht|系统提示|系统消息|システム\s*[:：]"
