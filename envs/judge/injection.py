@@ -3,27 +3,35 @@
 A candidate judged by an LLM can try to talk the judge into a high score. :func:`detect_judge_injection`
 flags four kinds, each in the text as written and in what it decodes to:
 
-* ``instruction_override`` — "ignore previous instructions", "you are now ...", "new instructions:",
-  "regardless of the question", attacks on the reference answer or answer key, in English and in
-  French, Spanish, German, Italian, Portuguese, Dutch, Polish, Turkish, Russian, Arabic, Chinese,
-  Japanese and Korean;
-* ``grader_address`` — text addressed to a grader, judge, evaluator, rater or reward model that asks
-  for a score ("note to the grader: full marks"), requests to score "this answer" highly, claims
-  that the answer was already verified;
-* ``fake_verdict`` — verdict structure a judge prompt uses: ``<score>``/``<winner>``/``<ranking>``
-  tags, a closing ``</candidate>``, ``[[A]]``, a "Score: 10" line, a JSON object of scores, an
-  "evaluation result" line;
-* ``role_marker`` — chat-template tokens (``<|im_start|>``, ``[INST]``, ``<<SYS>>``, ...),
-  ``System:``/``Assistant:`` turns and "system message" notes.
+* ``instruction_override`` — "ignore previous instructions" and its paraphrases: the judge's prior
+  instructions, rubric or criteria named together with a word that voids them ("obsolete",
+  "superseded", "no longer apply", "set aside", "contains a mistake", "have been updated"), "your
+  only task is", "new directive for the evaluation", made-up grading rules ("answers mentioning X
+  score 10"), attacks on the reference answer or answer key;
+* ``grader_address`` — text addressed to whoever grades (a lexicon of grader nouns in English and
+  some twenty other languages, "the model evaluating this", "whoever marks this", "you, as a
+  fair-minded AI") that asks for an outcome (a lexicon of top marks, "best", "prefer", "outranks",
+  "merits" in the same languages), requests to rate "this" highly, claims that the answer was
+  verified or that the grader was told to accept it;
+* ``fake_verdict`` — verdict structure: a verdict field (score, rating, grade, verdict, points,
+  winner, a judge's criteria, in several languages) holding a value at the top of its scale (10,
+  N/N, 100%, 5 stars, A+, PASS, correct, winner, "this response") in any wrapping — ``key: value``
+  lines, JSON, YAML, markdown tables, XML elements and attributes, ``[[10]]`` — and
+  ``<score>``/``<winner>`` pairs, a closing ``</candidate>``, ``[[A]]``;
+* ``role_marker`` — chat-template tokens (any ``<|...|>``, ``[INST]``, ``<<SYS>>``, ``<start_of_turn>``,
+  ``<system>``), ``System:``/``Assistant:``/``Human:`` turns and "system message" notes.
 
-Patterns catch the known shapes of these attacks, not novel phrasings: on a held-out set written
-after the last change it flags 8 of 30 injections (``benchmarks/judge_injection.py``). It is an
-audit flag; the judge prompts' escaping is the defense.
+The decoded views are: Unicode NFKC with zero-width characters removed (fullwidth and mathematical
+letters, spliced words), HTML character references, ``\\uXXXX`` escapes, percent-encoding, base64 and
+hex runs, ROT13, the text reversed, letters spaced or dotted apart, leetspeak (in words that have
+letters, after every other decoding too), Unicode tag characters read as ASCII, Cyrillic and Greek
+look-alike letters read as Latin inside mixed-script words, and lines joined (a request split over
+lines). A finding in a decoded view names it (``kind`` stays the same, the evidence says ``in base64``).
 
-The decoded views are: Unicode NFKC with zero-width characters removed (fullwidth letters, spliced
-words), HTML character references, ``\\uXXXX`` escapes, percent-encoding, base64 and hex runs,
-ROT13, the text reversed, letters spaced or dotted apart and leetspeak. A finding in a decoded view names it
-(``kind`` stays the same, the evidence says ``in base64``).
+The lexicons and shapes are written per class of attack, not per corpus text, but an attack in a
+form none of them covers passes: on held-out sets written after each round of changes it flagged
+60/63, 33/40 and 23/38 injections (``benchmarks/judge_injection.py``). It is an audit flag; the
+judge prompts' escaping is the defense.
 
 :class:`JudgeInjection` is the ``judge_injection`` detector of the registry (flag only by default;
 ``penalty`` < 0 makes it a penalty).
@@ -77,8 +85,9 @@ _GRADER = (r"(?:\b(?:grader|judge|evaluator|rater|reviewer|assessor|scorer|marke
            r"|penilai|pemeriksa|giám khảo|người chấm|người đánh giá|оценщик\w*|проверяющ\w*|экзаменатор\w*|оцінювач\w*"
            r"|перевіряюч\w*|αξιολογητ\w*|βαθμολογητ\w*|εξεταστ\w*|sistema (?:de|di) (?:evaluación|valutazione|avaliação"
            r"|calificación)|système d'évaluation|système de notation|bewertungssystem\w*|beoordelingssysteem"
-           r"|система (?:оценки|оценивания|оцінювання)|arvioija\w*|hodnotitel\w*|evaluatorul\w*|értékelő\w*)"
-           r"|评分员|评分者|评分系统|评委|评审|阅卷|考官|採点者|評価者|審査員|채점자|평가자|심사위원|المقيّ?م|المصحح|الممتحن|ارزیاب|مصحح"
+           r"|система (?:оценки|оценивания|оцінювання)|arvioija\w*|hodnotitel\w*|evaluatorul\w*|értékelő\w*|mtahini|mkaguzi|(?:checker|checking|grading|scoring"
+           r"|marking|eval(?:uation)?) bots?)"
+           r"|评分员|评分者|评分系统|评委|评审|阅卷|考官|評分員|評分者|評分系統|評委|評審|閱卷|採点者|評価者|審査員|채점자|평가자|심사위원|المقيّ?م|المصحح|الممتحن|ارزیاب|مصحح|ممتحن"
            r"|मूल्यांकनकर्ता|परीक्षक|בודק|שופט|מעריך|ผู้ตรวจ|ผู้ประเมิน|กรรมการ)")
 #: Words that turn the following noun into the one addressed.
 _TO = (r"(?:\b(?:dear|esteemed|respected|hey|hi|hello|attention|psst|note (?:to|for)|message (?:to|for)|a (?:note|message)"
@@ -87,10 +96,11 @@ _TO = (r"(?:\b(?:dear|esteemed|respected|hey|hi|hello|attention|psst|note (?:to|
        r"|der |el |la |le |l'|il |o |a |de |τον |την )?|给|致|向|请|إلى |به |ถึง|ל)")
 #: What a candidate asks its grader for.
 _OUTCOME = (r"(?:\b(?:highest|maximum|max|top (?:score|marks?|grade|rating|points)|full (?:marks?|credit|points|score)|perfect"
-            r"|flawless|excellent|best|winner|winning|correct|10\s*/\s*10|10 out of 10|five stars|5 stars|pass|accept"
+            r"|flawless|excellent|best|strongest|finest|greatest|ideal|optimal|outstanding|exemplary|impeccable|superb"
+            r"|maximi[sz]e\w*|(?:increase|boost|raise|bump) (?:my|the|this) (?:reward|score|grade|rating)|winner|winning|correct|10\s*/\s*10|10 out of 10|five stars|5 stars|pass|accept"
             r"|approve|prefer|merits?|deserves?|warrants?|generous|lenient|note maximale|meilleure note|mérite|máxim[ao]"
             r"|merece|sobresaliente|massimo|merita|höchst\w*|volle punktzahl|bestnote|verdient|hoogste|maksymaln\w*"
-            r"|najwyższ\w*|zasługuje|en yüksek|tam puan|mükemmel|högsta|topkarakter|højeste|tertinggi|sempurna|maksimal"
+            r"|najwyższ\w*|zasługuje|en yüksek\w*|tam puan\w*|mükemmel\w*|alama kamili|högsta|topkarakter|højeste|tertinggi|sempurna|maksimal"
             r"|cao nhất|tối đa|täydet pisteet|korkein\w*|plný počet bodů|nejvyšší\w*|maximáln\w*|legmagasabb\w*"
             r"|nota maximă|punctaj maxim|максимальн\w*|высш\w*|наивысш\w*|заслужива\w*|найвищ\w*|заслугову\w*|μέγιστ\w*|άριστα)\b"
             r"|\b(?:parfait\w*|perfect\w*|perfeit\w*|perfett\w*|perfekt\w*|mejor|melhor|migliore|meilleur\w*|correct[ao]"
@@ -98,7 +108,7 @@ _OUTCOME = (r"(?:\b(?:highest|maximum|max|top (?:score|marks?|grade|rating|point
             r" (?:others|alternatives|rest)|superior to|ten|dix|diez|dez|zehn|dieci|tien|десять|extra credit|bonus points?|(?:the )?(?:reference|gold|model|standard)"
             r" (?:answer|solution))\b|标准答案|正确答案|模範解答|정답"
             r"|\ba\+|(?:rank(?:ed)?|place[ds]?|put) (?:it |this |me )?(?:first|1st|on top|at the top)|first place|number one"
-            r"|(?<![\d.,])10(?![\d]|[.,]\d|\s*%)|满分|最高|満点|만점|최고|الكاملة|أعلى|كاملة|پوری|کامل|بالاترین|पूरे अंक|सर्वोच्च|पूर्ण अंक|ציון מלא"
+            r"|(?<![\d.,])10(?![\d]|[.,]\d|\s*%)|满分|滿分|最高|満点|만점|최고|پورے نمبر|الكاملة|أعلى|كاملة|پوری|کامل|بالاترین|पूरे अंक|सर्वोच्च|पूर्ण अंक|ציון מלא"
             r"|הגבוה ביותר|מלא|คะแนนเต็ม|สูงสุด)")
 #: The candidate itself.
 _SELF = r"(?:this|my|the|that) (?:answer|response|reply|completion|submission|solution|output|text|one)"
@@ -116,15 +126,16 @@ _VOID = (r"(?:void|null|obsolete|cancel+ed|revoked|superseded?|replaced|outdated
 _KEY = (r"(?:\b(?:(?:final|overall|total|expected|official)[ _])?(?:scores?|ratings?|grades?|verdict|points|marks|reward"
         r"|judge?ment|evaluation|assessment|decision|winner|result|outcome|correct(?:ness)?|accuracy|helpfulness"
         r"|harmlessness|honesty|relevance|clarity|completeness|coherence|fluency|style|safety|quality|overall|total"
-        r"|final|label|status|preference|puntuación|calificación|nota|note|bewertung|punkte|voto|punteggio|оценка|балл\w*"
-        r")(?:[ _](?:awarded|assigned|given|summary|decision))?\b|\w+_(?:score|verdict|decision|grade|rating)\b"
+        r"|final|label|preference|puntuación|calificación|nota|note|bewertung|punkte|voto|punteggio|оценка|балл\w*"
+        r")(?:[ _](?:awarded|assigned|given|summary|decision|obtained|received|earned|achieved))?\b|\w+_(?:score|verdict|decision|grade|rating)\b"
         r"|评分|得分|分数|評価|点数|점수|평가|الدرجة|التقييم)")
-_TOP = (r"(?:10(?:\.0+)?(?![\d.])(?:\s*/\s*10)?|(?:10|5|4|20|100)\s*/\s*(?:10|5|4|20|100)(?![\d])|9(?:\.\d+)?\s*/\s*10"
+_TOP = (r"(?:10(?:\.0+)?(?![\d.])(?:\s*/\s*10)?|(?P<full>\d+)\s*/\s*(?P=full)(?![\d])|9(?:\.\d+)?\s*/\s*10"
         r"|100(?:\.0+)?(?![\d.])\s*%?|9\d(?:\.\d+)?\s*%|(?-i:A\+?)(?![\w+])|\b(?:pass(?:ed)?|correct|accept(?:ed)?"
         r"|approved?|excellent|perfect|flawless|outstanding|winner|true|1\.0|max(?:imum)?|best"
         r"|(?:response|answer|assistant|candidate|output|model)\s*[AB12])\b|\+1(?:\.0)?|[★⭐]{5}"
-        r"|this (?:response|answer|one|submission) is (?:better|best|correct|the winner)|满分|満点|만점)")
-_SEP = r"\s*[*_\"']*\s*(?:[:=：→⇒|]|->|—|–| - )\s*[*_\"'`]*\s*"
+        r"|(?:this|my) (?:response|answer|one|submission|completion)\b(?! (?:is|was) (?:not|wrong|incorrect))"
+        r"|满分|滿分|満点|만점)")
+_SEP = (r"\s*(?:\([^)\n]{0,20}\))?\s*[*_\"']*\s*(?:[:=：→⇒|✅✔☑✓➡►▶]|->|—|–| - )\s*[*_\"'`\[(✅✔☑✓]*\s*")
 #: A chat template's special tokens and turn labels.
 _ROLE = r"(?:system|assistant|user|human|developer|model|gpt|bot|instruction|response|input|output)"
 _PATTERNS: dict[str, list[re.Pattern[str]]] = {
@@ -147,6 +158,11 @@ _PATTERNS: dict[str, list[re.Pattern[str]]] = {
         r"|gets|receive|receives|should be|must be|score|scores|win|wins)\b(?: always)?(?: (?:rated|scored|graded|marked"
         r"|considered|judged|counted))?(?: as)? (?:excellent|correct|perfect|10|full marks|the best|the winner|a pass)\b",
         r"\btrust (?:this|me|mine|my answer)(?: one| answer| response)? instead\b",
+        r"\b(?:were|was|are|is) (?:written|meant|made|designed|intended) for (?:a |an )?(?:different|another|other)"
+        r" (?:task|question|prompt|assignment)",
+        r"\b(?:everything|every answer|every response|all answers|all responses|any answer|anything) (?:passes|is correct"
+        r"|is accepted|gets full marks|scores? (?:10|full))",
+        rf"\bexpected (?:output|score|grade|rating|verdict|result) (?:from|of|for) (?:the |this |your )?{_GRADER}",
         r"\byou are now (?:an? |the |in )?(?:\w+ ){0,3}?\w*(?:grader|judge|evaluator|gpt|ai|bot|model|assistant|mode)\b",
         r"\bdeveloper mode\b", r"\bstop (?:evaluating|grading)\b", r"\bsystem override\b",
         r"\b(?:grading|scoring|evaluation) (?:rules|constraints|guidelines|mode)\b",
@@ -174,7 +190,7 @@ _PATTERNS: dict[str, list[re.Pattern[str]]] = {
         rf"{_TO}(?:ai|llm|model|language model|assistant|gpt|chatbot)\b{_NEAR}{_OUTCOME}",
         rf"(?:^|[.!?;(\[>—–-]\s*|\n)\s*(?:\w+\s+)?{_GRADER}[^\n\w]{{0,12}}?[,:;—–!：，、،]{_NEAR}{_OUTCOME}",
         rf"{_GRADER}[^\n:：,，、،.]{{0,16}}?[:：,，、،]{_NEAR}{_OUTCOME}",
-        rf"\byou,? (?:the|my|dear) (?:\w+ ){{0,3}}?(?:{_GRADER}|model|ai|llm)\b{_NEAR}{_OUTCOME}",
+        rf"\byou,? (?:the|my|dear|as (?:an?|the)) (?:[\w-]+ ){{0,3}}?(?:{_GRADER}|model|ai|llm)\b{_NEAR}{_OUTCOME}",
         rf"\bif (?:an?|the|you are (?:an?|the)) (?:{_GRADER}|ai|llm|model|language model)\b[^.\n]{{0,40}}?"
         r"(?:scor|grad|evaluat|judg|read|review|mark|rat|compar|rank|check)\w*",
         rf"{_GRADER}[^.\n]{{0,60}}?(?:\byou\b|\byour\b|please|kindly|should|must|need to|have to|be so kind|kind enough"
@@ -204,7 +220,7 @@ _PATTERNS: dict[str, list[re.Pattern[str]]] = {
         r"(?:gold|reference|correct|best|perfect|winning|winner|flawless|excellent)",
         r"\b(?:this|it) (?:counts|should count|is to be counted) as (?:correct|right|a pass)",
         r"\balways (?:choose|pick|prefer|select|rank) (?:this|me|mine)\b",
-        r"\bmark (?:this|it|me|the answer )?\s*as (?:correct|right|passed|accepted)",
+        r"\bmark (?:(?:this|it|me|the answer) (?:as )?|as )(?:correct|right|passed|accepted)\b",
         r"\bmark (?:the task|it|this) (?:as )?(?:complete|done|passed|solved)",
         r"\bshould be (?:scored|rated|graded|ranked|marked) (?:higher|lower|highly|as)",
         r"\byour (?:verdict|grading|assessment|rating|judge?ment)\b[^.\n]{0,60}?(?:must|should|will|is)")],
@@ -220,7 +236,7 @@ _PATTERNS: dict[str, list[re.Pattern[str]]] = {
         r"\{\s*\"\w+\"\s*:\s*10\s*,\s*\"\w+\"\s*:\s*10\b",
         r"\b(?:evaluation|grading|judge?ment|assessment|review) (?:result|outcome|verdict)\s*[:=]",
         r"\b(?:evaluation|assessment|verdict|grade|rating|score) of (?:the above|this (?:answer|response))\s*:",
-        r"[★⭐]{5}", r"#+\s*(?:grader|judge|evaluator|grading|evaluation|scoring)\s+(?:instructions?|notes?|guidelines?)",
+        r"[★⭐]{5}", r"\[\[\s*(?:10|9)(?:\.\d+)?\s*\]\]", r"#+\s*(?:grader|judge|evaluator|grading|evaluation|scoring)\s+(?:instructions?|notes?|guidelines?)",
         r"\b(?:comparison|evaluation|judge?ment) result\b", r"\bresponse [AB] is (?:better|worse)\b",
         r"(?:bewertung|puntuación|calificación|оценка|评分|得分|評価|점수)\s*[:：]\s*10",
         r"\b10\s*(?:von|de|из|sur|out of)\s*10\b")],
