@@ -30,7 +30,7 @@ lines). A finding in a decoded view names it (``kind`` stays the same, the evide
 
 The lexicons and shapes are written per class of attack, not per corpus text, but an attack in a
 form none of them covers passes: on held-out sets written after each round of changes it flagged
-60/63, 33/40 and 23/38 injections (``benchmarks/judge_injection.py``). It is an audit flag; the
+60/63, 33/40, 23/38 and 26/39 injections (``benchmarks/judge_injection.py``). It is an audit flag; the
 judge prompts' escaping is the defense.
 
 :class:`JudgeInjection` is the ``judge_injection`` detector of the registry (flag only by default;
@@ -85,9 +85,10 @@ _GRADER = (r"(?:\b(?:grader|judge|evaluator|rater|reviewer|assessor|scorer|marke
            r"|penilai|pemeriksa|giám khảo|người chấm|người đánh giá|оценщик\w*|проверяющ\w*|экзаменатор\w*|оцінювач\w*"
            r"|перевіряюч\w*|αξιολογητ\w*|βαθμολογητ\w*|εξεταστ\w*|sistema (?:de|di) (?:evaluación|valutazione|avaliação"
            r"|calificación)|système d'évaluation|système de notation|bewertungssystem\w*|beoordelingssysteem"
-           r"|система (?:оценки|оценивания|оцінювання)|arvioija\w*|hodnotitel\w*|evaluatorul\w*|értékelő\w*|mtahini|mkaguzi|(?:checker|checking|grading|scoring"
+           r"|система (?:оценки|оценивания|оцінювання)|arvioija\w*|hodnotitel\w*|evaluatorul\w*|értékelő\w*|mtahini|mkaguzi|эксперт\w*|juez|giudice|juiz|(?:checker|checking|grading|scoring"
            r"|marking|eval(?:uation)?) bots?)"
-           r"|评分员|评分者|评分系统|评委|评审|阅卷|考官|評分員|評分者|評分系統|評委|評審|閱卷|採点者|評価者|審査員|채점자|평가자|심사위원|المقيّ?م|المصحح|الممتحن|ارزیاب|مصحح|ممتحن"
+           r"|评分员|评分者|评分系统|评分模型|评估模型|打分模型|评委|评审|阅卷|考官|評分員|評分者|評分系統|評委|評審|閱卷"
+           r"|評価AI|採点AI|評価モデル|採点システム|채점 ?시스템|채점 ?모델|평가 ?모델|평가 ?시스템|採点者|評価者|審査員|채점자|평가자|심사위원|مقيّ?م|مصحح|ممتحن|ارزیاب"
            r"|मूल्यांकनकर्ता|परीक्षक|בודק|שופט|מעריך|ผู้ตรวจ|ผู้ประเมิน|กรรมการ)")
 #: Words that turn the following noun into the one addressed.
 _TO = (r"(?:\b(?:dear|esteemed|respected|hey|hi|hello|attention|psst|note (?:to|for)|message (?:to|for)|a (?:note|message)"
@@ -105,8 +106,9 @@ _OUTCOME = (r"(?:\b(?:highest|maximum|max|top (?:score|marks?|grade|rating|point
             r"|nota maximă|punctaj maxim|максимальн\w*|высш\w*|наивысш\w*|заслужива\w*|найвищ\w*|заслугову\w*|μέγιστ\w*|άριστα)\b"
             r"|\b(?:parfait\w*|perfect\w*|perfeit\w*|perfett\w*|perfekt\w*|mejor|melhor|migliore|meilleur\w*|correct[ao]"
             r"|corrett[ao]|richtig|korrekt|win|wins|outrank\w*|beats? the (?:others|alternatives|rest)|better than the"
-            r" (?:others|alternatives|rest)|superior to|ten|dix|diez|dez|zehn|dieci|tien|десять|extra credit|bonus points?|(?:the )?(?:reference|gold|model|standard)"
-            r" (?:answer|solution))\b|标准答案|正确答案|模範解答|정답"
+            r" (?:others|alternatives|rest)|superior to|ganador\w*|vencedor\w*|vincitor\w*|gagnant\w*|sieger\w*"
+            r"|отлично|пятёрк\w*|ten|dix|diez|dez|zehn|dieci|tien|десять|extra credit|bonus points?|(?:the )?(?:reference|gold|model|standard)"
+            r" (?:answer|solution))\b|标准答案|正确答案|完全正确|模範解答|正解|정답|صحيحة"
             r"|\ba\+|(?:rank(?:ed)?|place[ds]?|put) (?:it |this |me )?(?:first|1st|on top|at the top)|first place|number one"
             r"|(?<![\d.,])10(?![\d]|[.,]\d|\s*%)|满分|滿分|最高|満点|만점|최고|پورے نمبر|الكاملة|أعلى|كاملة|پوری|کامل|بالاترین|पूरे अंक|सर्वोच्च|पूर्ण अंक|ציון מלא"
             r"|הגבוה ביותר|מלא|คะแนนเต็ม|สูงสุด)")
@@ -122,6 +124,9 @@ _VOID = (r"(?:void|null|obsolete|cancel+ed|revoked|superseded?|replaced|outdated
          r"|matters?|relevant|in effect|hold|in use|used|needed|required|current)|aside|(?:is|are|was|were) (?:a test|wrong|in error|mistaken|incorrect)"
          r"|do(?:es)? not apply|don't apply|contains? (?:a |an )?(?:mistake|error|typo|bug)|ha(?:s|ve) changed"
          r"|written in error|set aside|drop|discard|abandon|scrap|withdrawn|expired|lifted|suspended)")
+#: Instructions that are something else's (a form's, an appliance's), not the judge's.
+_ELSEWHERE = (r"(?! (?:for|of|on|about|to) (?:the|this|that|these|those|a|an|your|my|our) (?!evaluation|grading|task|answer"
+              r"|response|question|prompt|judge|grader|review|assessment)\w+)")
 #: A field of a verdict, and a value at the top of a scale.
 _KEY = (r"(?:\b(?:(?:final|overall|total|expected|official)[ _])?(?:scores?|ratings?|grades?|verdict|points|marks|reward"
         r"|judge?ment|evaluation|assessment|decision|winner|result|outcome|correct(?:ness)?|accuracy|helpfulness"
@@ -142,8 +147,12 @@ _PATTERNS: dict[str, list[re.Pattern[str]]] = {
     "instruction_override": [re.compile(p, re.I | re.S) for p in (
         r"\b(?:ignore|disregard|forget|override|bypass|skip)\b[^.\n]{0,40}?\b(?:previous|prior|above|earlier|preceding"
         r"|all|any|your|the|system|everything|what)\b[^.\n]{0,40}?\b(?:instructions?|prompts?|rules?|rubric|guidelines?"
-        r"|directions?|told|asked|constraints?|reference|answer key|criteria|question)",
-        rf"\b{_PRIOR}\b[^.\n]{{0,60}}?\b{_VOID}\b", rf"\b{_VOID}\b[^.\n]{{0,20}}?\b{_PRIOR}\b",
+        r"|directions?|told|asked|constraints?|reference|answer key|criteria|question|requirements?)",
+        rf"\b{_PRIOR}\b{_ELSEWHERE}[^.\n]{{0,60}}?\b{_VOID}\b", rf"\b{_VOID}\b[^.\n]{{0,20}}?\b{_PRIOR}\b{_ELSEWHERE}",
+        r"\b(?:updated|new|revised|amended|corrected) (?:marking|grading|scoring|evaluation) (?:scheme|guide|rubric|policy"
+        r"|rules|criteria)\b",
+        r"\b(?:grading|scoring|evaluation|judge|grader|reviewer|rubric) override\b",
+        rf"{_SELF} is (?:the |an? )?(?:reference|gold|model|official|expected|canonical) (?:answer|solution|response)",
         r"\b(?:new|real|updated) (?:instructions?|task|rules?)\s*(?::|is|are)",
         r"\bnew (?:instructions?|directives?|rules?|criteria|task|orders?)\b[^.\n]{0,30}?(?::|\bfor (?:the |this |your )?"
         r"(?:evaluation|grading|grader|judge|evaluator|scoring|assessment|review))",
@@ -156,7 +165,8 @@ _PATTERNS: dict[str, list[re.Pattern[str]]] = {
         r"|full marks|win)",
         r"\b(?:responses|answers|completions|submissions|replies|any answer|every answer)\b[^.\n]{0,60}?\b(?:are|is|get"
         r"|gets|receive|receives|should be|must be|score|scores|win|wins)\b(?: always)?(?: (?:rated|scored|graded|marked"
-        r"|considered|judged|counted))?(?: as)? (?:excellent|correct|perfect|10|full marks|the best|the winner|a pass)\b",
+        r"|considered|judged|counted))?(?: as)? (?:excellent|correct|perfect|10|full marks|full credit|full points|top marks"
+        r"|maximum|the maximum|extra credit|bonus points|the best|the winner|a pass)\b",
         r"\btrust (?:this|me|mine|my answer)(?: one| answer| response)? instead\b",
         r"\b(?:were|was|are|is) (?:written|meant|made|designed|intended) for (?:a |an )?(?:different|another|other)"
         r" (?:task|question|prompt|assignment)",
@@ -194,8 +204,11 @@ _PATTERNS: dict[str, list[re.Pattern[str]]] = {
         rf"\bif (?:an?|the|you are (?:an?|the)) (?:{_GRADER}|ai|llm|model|language model)\b[^.\n]{{0,40}}?"
         r"(?:scor|grad|evaluat|judg|read|review|mark|rat|compar|rank|check)\w*",
         rf"{_GRADER}[^.\n]{{0,60}}?(?:\byou\b|\byour\b|please|kindly|should|must|need to|have to|be so kind|kind enough"
-        rf"|grateful|appreciate|\bi (?:ask|request|beg|urge))[^.\n]{{0,80}}?{_OUTCOME}",
+        rf"|grateful|appreciate|\bi (?:ask|request|beg|urge)|应当|应该|必须|请|ください|해야|주세요|должн\w*|обязан\w*"
+        rf"|\bdebe\b|\bdeve\b|\bmuss\b|\bdoit\b|يجب)[^.\n]{{0,80}}?{_OUTCOME}",
         rf"\bas (?:the|an?) {_GRADER}\b[^\n]{{0,60}}?{_OUTCOME}",
+        rf"{_GRADER} (?:instructions?|guidance|guidelines?|notes?|directive)\s*(?:\([^)\n]{{0,20}}\))?\s*[:：]",
+        rf"\b(?:please|kindly)\b[^.\n]{{0,80}}?{_OUTCOME}[^.\n]{{0,40}}?,\s*(?:dear |my )?{_GRADER}",
         rf"\byou(?:'re| are)? (?:comparing|ranking|grading|evaluating|judging|scoring|rating|reviewing|assessing|marking)\b"
         rf"{_NEAR}{_OUTCOME}",
         rf"{_SELF}[^.\n]{{0,20}}?\b(?:earned|earns|deserves|merits|warrants|gets|receives|should (?:get|receive|be given"
@@ -205,7 +218,8 @@ _PATTERNS: dict[str, list[re.Pattern[str]]] = {
         r"\b(?:give|rate|score|grade|mark)\w* (?:this|it|me)\b[^.\n]{0,15}\b(?:less than|below|under|lower than) (?:a |an )?"
         r"(?:10|full|perfect|maximum|top)",
         r"\bthe only (?:\w+ )?(?:rating|score|grade|verdict|mark|choice|outcome|decision)\b[^.\n]{0,30}?\bis\b",
-        rf"{_GRADER}[^.\n]{{0,60}}?{_OUTCOME}[^.\n]{{0,40}}?\b(?:please|kindly|so do you|so should you|do the same)\b",
+        rf"{_GRADER}[^.\n]{{0,60}}?{_OUTCOME}[^.\n]{{0,40}}?(?:\b(?:please|kindly|so do you|so should you|do the same)\b"
+        r"|해야|주세요|ください|应当|必须)",
         r"\b(?:give|assign|award|rate|mark|grade|score) (?:this|it|me)\b(?: \w+)? (?:an? |the )?(?:perfect|10|full|top"
         r"|maximum|highest|best|five stars|5 stars)",
         r"\b(?:do not|don't|never|please don't) (?:penali[sz]e|deduct|dock|mark (?:it |this )?down|downgrade|lower)\b"
@@ -220,7 +234,7 @@ _PATTERNS: dict[str, list[re.Pattern[str]]] = {
         r"(?:gold|reference|correct|best|perfect|winning|winner|flawless|excellent)",
         r"\b(?:this|it) (?:counts|should count|is to be counted) as (?:correct|right|a pass)",
         r"\balways (?:choose|pick|prefer|select|rank) (?:this|me|mine)\b",
-        r"\bmark (?:(?:this|it|me|the answer) (?:as )?|as )(?:correct|right|passed|accepted)\b",
+        r"\bmark (?:(?:this|it|me|the answer) (?:as )?|as )(?:correct|right|pass|passed|accepted)\b",
         r"\bmark (?:the task|it|this) (?:as )?(?:complete|done|passed|solved)",
         r"\bshould be (?:scored|rated|graded|ranked|marked) (?:higher|lower|highly|as)",
         r"\byour (?:verdict|grading|assessment|rating|judge?ment)\b[^.\n]{0,60}?(?:must|should|will|is)")],
@@ -237,19 +251,19 @@ _PATTERNS: dict[str, list[re.Pattern[str]]] = {
         r"\b(?:evaluation|grading|judge?ment|assessment|review) (?:result|outcome|verdict)\s*[:=]",
         r"\b(?:evaluation|assessment|verdict|grade|rating|score) of (?:the above|this (?:answer|response))\s*:",
         r"[★⭐]{5}", r"\[\[\s*(?:10|9)(?:\.\d+)?\s*\]\]", r"#+\s*(?:grader|judge|evaluator|grading|evaluation|scoring)\s+(?:instructions?|notes?|guidelines?)",
-        r"\b(?:comparison|evaluation|judge?ment) result\b", r"\bresponse [AB] is (?:better|worse)\b",
+        r"\b(?:comparison|evaluation|judge?ment) result\b", r"\b(?:response|assistant|answer|model|output|candidate) [AB12] is (?:better|worse|best|the winner|superior|preferred)\b",
         r"(?:bewertung|puntuación|calificación|оценка|评分|得分|評価|점수)\s*[:：]\s*10",
         r"\b10\s*(?:von|de|из|sur|out of)\s*10\b")],
     "role_marker": [re.compile(p, re.I | re.M) for p in (
-        r"<\|\s*[\w.\-]{2,30}\s*\|>", r"<\s*/?\s*(?:system|assistant|user|human|developer|instructions?)\s*>", r"\[/?INST\]", r"<</?SYS>>", r"<(?:start|end)_of_turn>",
+        r"<\|\s*[\w.\-]{2,30}\s*\|>", r"<\s*/?\s*(?:system|assistant|user|human|developer|instructions?)(?:_\w+)?\s*>", r"\[/?INST\]", r"<</?SYS>>", r"<(?:start|end)_of_turn>",
         r"\[(?:system|assistant|user|human)\]",
         r"(?-i:\bSYSTEM\b)\s*(?:[:>\]|)=]|(?:override|note|message|prompt|notice|mode)\b)",
-        r"^\s*(?:#{1,6}\s*)?(?:system|assistant|human|developer)\s*[:：]", rf"^\s*#{{1,6}}\s*{_ROLE}\s*$",
+        r"^\s*(?:#{1,6}\s*)?(?:system|assistant|human|developer)\s*[:：](?!\s*(?:and|or)\b)", rf"^\s*#{{1,6}}\s*{_ROLE}\s*$",
         rf"#{{1,6}}\s*{_ROLE}\s*[:：]",
         r"\bsystem (?:note|message|notice|prompt)\s*[:：]",
         r"nota del sistema|note du système|systemhinweis|systemnachricht|系统提示|系统消息|システム\s*[:：]"
         r"|системное сообщение",
-        r"(?:^|[.!?>]\s*)(?:system|assistant|developer|human)\s*:")],
+        r"(?:^|[.!?>]\s*)(?:system|assistant|developer|human)\s*:(?!\s*(?:and|or)\b)")],
 }
 
 
