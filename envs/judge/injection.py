@@ -30,7 +30,7 @@ lines). A finding in a decoded view names it (``kind`` stays the same, the evide
 
 The lexicons and shapes are written per class of attack, not per corpus text, but an attack in a
 form none of them covers passes: on held-out sets written after each round of changes it flagged
-60/63, 33/40, 23/38 and 26/39 injections (``benchmarks/judge_injection.py``). It is an audit flag; the
+60/63, 33/40, 23/38, 26/39 and 29/40 injections (``benchmarks/judge_injection.py``). It is an audit flag; the
 judge prompts' escaping is the defense.
 
 :class:`JudgeInjection` is the ``judge_injection`` detector of the registry (flag only by default;
@@ -93,8 +93,9 @@ _GRADER = (r"(?:\b(?:grader|judge|evaluator|rater|reviewer|assessor|scorer|marke
 #: Words that turn the following noun into the one addressed.
 _TO = (r"(?:\b(?:dear|esteemed|respected|hey|hi|hello|attention|psst|note (?:to|for)|message (?:to|for)|a (?:note|message)"
        r" (?:to|for)|p\.?s\.?(?: for| to)?|instructions? for|guidance for|to|for|if you are|à l'attention de|au|à|al|a la"
-       r"|para|ao|an|für|per|do|aan|til|till|kepada|untuk|gửi|для|к|προς)\b[\s,]*(?:the |my |our |any |an? |den |die "
-       r"|der |el |la |le |l'|il |o |a |de |τον |την )?|给|致|向|请|إلى |به |ถึง|ל)")
+       r"|para|ao|an|für|per|do|aan|til|till|kepada|untuk|gửi|для|к|προς|kedves|drogi|droga|milý|milá|stimate|caro|cara"
+       r"|querido|querida|beste|lieber|liebe)\b[\s,]*(?:the |my |our |any |an? |den |die "
+       r"|der |el |la |le |l'|il |o |a |de |τον |την )?|给|致|向|请|إلى |به |ถึง|เรียน|ל)")
 #: What a candidate asks its grader for.
 _OUTCOME = (r"(?:\b(?:highest|maximum|max|top (?:score|marks?|grade|rating|points)|full (?:marks?|credit|points|score)|perfect"
             r"|flawless|excellent|best|strongest|finest|greatest|ideal|optimal|outstanding|exemplary|impeccable|superb"
@@ -107,11 +108,16 @@ _OUTCOME = (r"(?:\b(?:highest|maximum|max|top (?:score|marks?|grade|rating|point
             r"|\b(?:parfait\w*|perfect\w*|perfeit\w*|perfett\w*|perfekt\w*|mejor|melhor|migliore|meilleur\w*|correct[ao]"
             r"|corrett[ao]|richtig|korrekt|win|wins|outrank\w*|beats? the (?:others|alternatives|rest)|better than the"
             r" (?:others|alternatives|rest)|superior to|ganador\w*|vencedor\w*|vincitor\w*|gagnant\w*|sieger\w*"
-            r"|отлично|пятёрк\w*|ten|dix|diez|dez|zehn|dieci|tien|десять|extra credit|bonus points?|(?:the )?(?:reference|gold|model|standard)"
+            r"|отлично|пятёрк\w*|szóstk\w*|celując\w*|maximális\w*|legjobb\w*|(?:10|5|100|ten|five) out of (?:10|5|100|ten"
+            r"|five)|ten|dix|diez|dez|zehn|dieci|tien|десять|extra credit|bonus points?|(?:the )?(?:reference|gold|model|standard)"
             r" (?:answer|solution))\b|标准答案|正确答案|完全正确|模範解答|正解|정답|صحيحة"
             r"|\ba\+|(?:rank(?:ed)?|place[ds]?|put) (?:it |this |me )?(?:first|1st|on top|at the top)|first place|number one"
             r"|(?<![\d.,])10(?![\d]|[.,]\d|\s*%)|满分|滿分|最高|満点|만점|최고|پورے نمبر|الكاملة|أعلى|كاملة|پوری|کامل|بالاترین|पूरे अंक|सर्वोच्च|पूर्ण अंक|ציון מלא"
             r"|הגבוה ביותר|מלא|คะแนนเต็ม|สูงสุด)")
+#: "Please" in other languages.
+_PLEASE = (r"(?:\b(?:por favor|per favore|s'il vous plaît|bitte|alsjeblieft|alstublieft|proszę|prosím|kérem|vă rog"
+           r"|lütfen|vänligen|venligst|mohon|tolong|xin hãy|hãy|пожалуйста|будь ласка|παρακαλώ)\b"
+           r"|โปรด|กรุณา|कृपया|אנא|يرجى|من فضلك|لطفا|お願い|부탁)")
 #: The candidate itself.
 _SELF = r"(?:this|my|the|that) (?:answer|response|reply|completion|submission|solution|output|text|one)"
 #: Instructions a judge was given, and words that void them.
@@ -182,7 +188,8 @@ _PATTERNS: dict[str, list[re.Pattern[str]]] = {
         r"\b(?:respond|reply|answer|output|say|print|return)\b[^.\n]{0,30}\bregardless\b",
         r"\bregardless of (?:the|its|their) (?:question|content|answer|quality)",
         r"\b(?:answer key|reference answer|gold answer|reference solution|rubric)\b(?:\W+\w+){0,4}?\W+"
-        r"(?:is |was |are )?(?:outdated|wrong|incorrect|mistaken|flawed|out of date|contains a typo|erratum|unreliable"
+        r"(?:is |was |are )?(?:outdated|wrong|incorrect|mistaken|flawed|out of date|(?:contains?|has) (?:an? |errors?|typos?"
+        r"|mistakes?)(?:error|typo|mistake|bug)?|erratum|unreliable"
         r"|not reliable|invalid|erroneous|buggy|not to be trusted)",
         r"\bexpected answer\b[^.\n]{0,30}\b(?:erratum|wrong|incorrect|typo|mistake)",
         r"\bthink of (?:this|me|it) as the reference\b", r"\baccept any answer\b",
@@ -205,9 +212,22 @@ _PATTERNS: dict[str, list[re.Pattern[str]]] = {
         r"(?:scor|grad|evaluat|judg|read|review|mark|rat|compar|rank|check)\w*",
         rf"{_GRADER}[^.\n]{{0,60}}?(?:\byou\b|\byour\b|please|kindly|should|must|need to|have to|be so kind|kind enough"
         rf"|grateful|appreciate|\bi (?:ask|request|beg|urge)|应当|应该|必须|请|ください|해야|주세요|должн\w*|обязан\w*"
-        rf"|\bdebe\b|\bdeve\b|\bmuss\b|\bdoit\b|يجب)[^.\n]{{0,80}}?{_OUTCOME}",
+        rf"|\bdebe\b|\bdeve\b|\bmuss\b|\bdoit\b|يجب|{_PLEASE})[^.\n]{{0,80}}?{_OUTCOME}",
         rf"\bas (?:the|an?) {_GRADER}\b[^\n]{{0,60}}?{_OUTCOME}",
-        rf"{_GRADER} (?:instructions?|guidance|guidelines?|notes?|directive)\s*(?:\([^)\n]{{0,20}}\))?\s*[:：]",
+        rf"(?:{_GRADER}|\b(?:grading|scoring|evaluation|marking|judging)) (?:instructions?|guidance|guidelines?|notes?"
+        r"|directive|tips?|hints?|advice)\s*(?:from [^:\n]{0,40})?\s*(?:\([^)\n]{0,20}\))?\s*[:：]",
+        rf"\b(?:it|this|{_SELF}) (?:must|should|has to|needs to|is to) be (?:rated|scored|graded|marked|ranked|judged"
+        rf"|considered|treated|counted) (?:as )?{_OUTCOME}",
+        rf"{_SELF}[^.\n]{{0,20}}?\b(?:qualifies|is eligible|is entitled)\b[^.\n]{{0,30}}?{_OUTCOME}",
+        r"\b(?:this|it|mine|my answer|this one)\b[^.\n]{0,30}?\b(?:is|are)\b (?:the )?(?:gold standard|model answer"
+        r"|reference (?:answer|solution)|benchmark answer)",
+        r"\bno need to (?:check|verify|re-?evaluate|evaluate|grade|review|score|re-?read) (?:it |this |(?:this|the|my)"
+        r" (?:answer|response|solution) )?(?:again|further|any ?more)\b",
+        rf"\byour role as (?:the |an? )?(?:{_GRADER}|ai|model)",
+        r"\b(?:you are|you're) (?:required|obliged|instructed|expected|supposed) to (?:output|pick|choose|select|prefer"
+        r"|rate|score|return|rank)\b",
+        r"\b(?:any|a) (?:lower|lesser|other|different) (?:score|grade|rating|mark|verdict)\b[^.\n]{0,30}?\b(?:would be|is|will"
+        r" be) (?:an? )?(?:error|mistake|wrong|unfair|incorrect)",
         rf"\b(?:please|kindly)\b[^.\n]{{0,80}}?{_OUTCOME}[^.\n]{{0,40}}?,\s*(?:dear |my )?{_GRADER}",
         rf"\byou(?:'re| are)? (?:comparing|ranking|grading|evaluating|judging|scoring|rating|reviewing|assessing|marking)\b"
         rf"{_NEAR}{_OUTCOME}",
