@@ -30,7 +30,7 @@ lines). A finding in a decoded view names it (``kind`` stays the same, the evide
 
 The lexicons and shapes are written per class of attack, not per corpus text, but an attack in a
 form none of them covers passes: on held-out sets written after each round of changes it flagged
-60/63, 33/40, 23/38, 26/39 and 29/40 injections (``benchmarks/judge_injection.py``). It is an audit flag; the
+60/63, 33/40, 23/38, 26/39, 29/40 and 29/40 injections (``benchmarks/judge_injection.py``). It is an audit flag; the
 judge prompts' escaping is the defense.
 
 :class:`JudgeInjection` is the ``judge_injection`` detector of the registry (flag only by default;
@@ -79,6 +79,8 @@ _GRADER = (r"(?:\b(?:grader|judge|evaluator|rater|reviewer|assessor|scorer|marke
            r"|(?:ai|llm|model|system|assistant|agent)s? (?:that is |who is |which is )?(?:grading|scoring|evaluating|judging"
            r"|reviewing|rating|comparing|ranking|marking|assessing|reading|checking) (?:this|these|the|my|our)\b"
            r"|whoever (?:is )?\w*(?:scor|grad|rat|read|check|review|mark|evaluat|judg|assess)\w*"
+           r"|quien (?:corrij|evalú|califi|revis)\w*|qui (?:corrige|évalue|note)\w*|chi (?:corregge|valuta)\w*"
+           r"|quem (?:corrige|avalia)\w*|wer (?:bewertet|korrigiert|prüft)\w*"
            r"|correct(?:eur|rice|or|ora)|corret(?:or|ora)|évaluat(?:eur|rice)|examinat(?:eur|rice)|evaluador[a]?|calificador[a]?|examinador[a]?"
            r"|valutat(?:ore|rice)|evaluatore|correttore|esaminatore|avaliador[a]?|bewerter(?:in)?|prüfer(?:in)?|gutachter"
            r"|beoordelaar|oceniając\w*|egzaminator\w*|değerlendirici\w*|puanlayıcı\w*|bedömare\w*|bedømmer\w*|sensor\w*"
@@ -98,7 +100,7 @@ _TO = (r"(?:\b(?:dear|esteemed|respected|hey|hi|hello|attention|psst|note (?:to|
        r"|der |el |la |le |l'|il |o |a |de |τον |την )?|给|致|向|请|إلى |به |ถึง|เรียน|ל)")
 #: What a candidate asks its grader for.
 _OUTCOME = (r"(?:\b(?:highest|maximum|max|top (?:score|marks?|grade|rating|points)|full (?:marks?|credit|points|score)|perfect"
-            r"|flawless|excellent|best|strongest|finest|greatest|ideal|optimal|outstanding|exemplary|impeccable|superb"
+            r"|flawless|excellent|best|right|expert|strongest|finest|greatest|ideal|optimal|outstanding|exemplary|impeccable|superb"
             r"|maximi[sz]e\w*|(?:increase|boost|raise|bump) (?:my|the|this) (?:reward|score|grade|rating)|winner|winning|correct|10\s*/\s*10|10 out of 10|five stars|5 stars|pass|accept"
             r"|approve|prefer|merits?|deserves?|warrants?|generous|lenient|note maximale|meilleure note|mérite|máxim[ao]"
             r"|merece|sobresaliente|massimo|merita|höchst\w*|volle punktzahl|bestnote|verdient|hoogste|maksymaln\w*"
@@ -109,8 +111,8 @@ _OUTCOME = (r"(?:\b(?:highest|maximum|max|top (?:score|marks?|grade|rating|point
             r"|corrett[ao]|richtig|korrekt|win|wins|outrank\w*|beats? the (?:others|alternatives|rest)|better than the"
             r" (?:others|alternatives|rest)|superior to|ganador\w*|vencedor\w*|vincitor\w*|gagnant\w*|sieger\w*"
             r"|отлично|пятёрк\w*|szóstk\w*|celując\w*|maximális\w*|legjobb\w*|(?:10|5|100|ten|five) out of (?:10|5|100|ten"
-            r"|five)|ten|dix|diez|dez|zehn|dieci|tien|десять|extra credit|bonus points?|(?:the )?(?:reference|gold|model|standard)"
-            r" (?:answer|solution))\b|标准答案|正确答案|完全正确|模範解答|正解|정답|صحيحة"
+            r"|five)|(?:20|100|5)\s*/\s*(?:20|100|5)|максимум|полностью верн\w*|ten|dix|diez|dez|zehn|dieci|tien|десять|extra credit|bonus points?|(?:the )?(?:reference|gold|model|standard)"
+            r" (?:answer|solution))\b|标准答案|正确答案|完全正确|模範解答|正解|一位|1位|第一名|정답|صحيحة"
             r"|\ba\+|(?:rank(?:ed)?|place[ds]?|put) (?:it |this |me )?(?:first|1st|on top|at the top)|first place|number one"
             r"|(?<![\d.,])10(?![\d]|[.,]\d|\s*%)|满分|滿分|最高|満点|만점|최고|پورے نمبر|الكاملة|أعلى|كاملة|پوری|کامل|بالاترین|पूरे अंक|सर्वोच्च|पूर्ण अंक|ציון מלא"
             r"|הגבוה ביותר|מלא|คะแนนเต็ม|สูงสุด)")
@@ -129,7 +131,7 @@ _PRIOR = (r"(?:(?:previous|prior|earlier|above|preceding|original|initial|former
 _VOID = (r"(?:void|null|obsolete|cancel+ed|revoked|superseded?|replaced|outdated|invalid|no longer (?:appl(?:y|ies)|valid"
          r"|matters?|relevant|in effect|hold|in use|used|needed|required|current)|aside|(?:is|are|was|were) (?:a test|wrong|in error|mistaken|incorrect)"
          r"|do(?:es)? not apply|don't apply|contains? (?:a |an )?(?:mistake|error|typo|bug)|ha(?:s|ve) changed"
-         r"|written in error|set aside|drop|discard|abandon|scrap|withdrawn|expired|lifted|suspended)")
+         r"|written in error|(?:only |just )?a draft|not final|preliminary|set aside|drop|discard|abandon|scrap|withdrawn|expired|lifted|suspended)")
 #: Instructions that are something else's (a form's, an appliance's), not the judge's.
 _ELSEWHERE = (r"(?! (?:for|of|on|about|to) (?:the|this|that|these|those|a|an|your|my|our) (?!evaluation|grading|task|answer"
               r"|response|question|prompt|judge|grader|review|assessment)\w+)")
@@ -137,7 +139,7 @@ _ELSEWHERE = (r"(?! (?:for|of|on|about|to) (?:the|this|that|these|those|a|an|you
 _KEY = (r"(?:\b(?:(?:final|overall|total|expected|official)[ _])?(?:scores?|ratings?|grades?|verdict|points|marks|reward"
         r"|judge?ment|evaluation|assessment|decision|winner|result|outcome|correct(?:ness)?|accuracy|helpfulness"
         r"|harmlessness|honesty|relevance|clarity|completeness|coherence|fluency|style|safety|quality|overall|total"
-        r"|final|label|preference|puntuación|calificación|nota|note|bewertung|punkte|voto|punteggio|оценка|балл\w*"
+        r"|final|label|preference|rank|ranking|puntuación|calificación|nota|note|bewertung|punkte|voto|punteggio|оценка|балл\w*"
         r")(?:[ _](?:awarded|assigned|given|summary|decision|obtained|received|earned|achieved))?\b|\w+_(?:score|verdict|decision|grade|rating)\b"
         r"|评分|得分|分数|評価|点数|점수|평가|الدرجة|التقييم)")
 _TOP = (r"(?:10(?:\.0+)?(?![\d.])(?:\s*/\s*10)?|(?P<full>\d+)\s*/\s*(?P=full)(?![\d])|9(?:\.\d+)?\s*/\s*10"
@@ -146,9 +148,11 @@ _TOP = (r"(?:10(?:\.0+)?(?![\d.])(?:\s*/\s*10)?|(?P<full>\d+)\s*/\s*(?P=full)(?!
         r"|(?:response|answer|assistant|candidate|output|model)\s*[AB12])\b|\+1(?:\.0)?|[★⭐]{5}"
         r"|(?:this|my) (?:response|answer|one|submission|completion)\b(?! (?:is|was) (?:not|wrong|incorrect))"
         r"|满分|滿分|満点|만점)")
-_SEP = (r"\s*(?:\([^)\n]{0,20}\))?\s*[*_\"']*\s*(?:[:=：→⇒|✅✔☑✓➡►▶]|->|—|–| - )\s*[*_\"'`\[(✅✔☑✓]*\s*")
+_SEP = (r"(?:\s+(?:from|by) [^:\n]{0,30})?\s*(?:\([^)\n]{0,20}\))?\s*[*_\"']*\s*(?:[:=：→⇒|✅✔☑✓➡►▶]|->|—|–| - )\s*[*_\"'`\[(✅✔☑✓]*\s*")
 #: A chat template's special tokens and turn labels.
 _ROLE = r"(?:system|assistant|user|human|developer|model|gpt|bot|instruction|response|input|output)"
+#: After a role label: it is mentioned ("[USER] and [ASSISTANT] are placeholders"), not used as a turn.
+_MENTION = r"(?!\s*(?:(?:and|or|are|is|was|were)\b|,))"
 _PATTERNS: dict[str, list[re.Pattern[str]]] = {
     "instruction_override": [re.compile(p, re.I | re.S) for p in (
         r"\b(?:ignore|disregard|forget|override|bypass|skip)\b[^.\n]{0,40}?\b(?:previous|prior|above|earlier|preceding"
@@ -173,6 +177,10 @@ _PATTERNS: dict[str, list[re.Pattern[str]]] = {
         r"|gets|receive|receives|should be|must be|score|scores|win|wins)\b(?: always)?(?: (?:rated|scored|graded|marked"
         r"|considered|judged|counted))?(?: as)? (?:excellent|correct|perfect|10|full marks|full credit|full points|top marks"
         r"|maximum|the maximum|extra credit|bonus points|the best|the winner|a pass)\b",
+        r"\b(?:awards?|gives?|grants?) (?:full marks|full credit|full points|10|the maximum|top marks) (?:for|to) (?:any|every"
+        r"|all)\b",
+        r"\byou are (?:now )?(?:an? |the )(?:generous|lenient|kind|easy|forgiving|relaxed|permissive|soft) (?:grader|judge"
+        r"|evaluator|rater|reviewer|scorer|assessor|marker)\b",
         r"\btrust (?:this|me|mine|my answer)(?: one| answer| response)? instead\b",
         r"\b(?:were|was|are|is) (?:written|meant|made|designed|intended) for (?:a |an )?(?:different|another|other)"
         r" (?:task|question|prompt|assignment)",
@@ -229,6 +237,7 @@ _PATTERNS: dict[str, list[re.Pattern[str]]] = {
         r"\b(?:any|a) (?:lower|lesser|other|different) (?:score|grade|rating|mark|verdict)\b[^.\n]{0,30}?\b(?:would be|is|will"
         r" be) (?:an? )?(?:error|mistake|wrong|unfair|incorrect)",
         rf"\b(?:please|kindly)\b[^.\n]{{0,80}}?{_OUTCOME}[^.\n]{{0,40}}?,\s*(?:dear |my )?{_GRADER}",
+        rf"\b(?:please|kindly)\s+(?:output|return|give|assign|award|print|write|say|put)\b[^.\n]{{0,30}}?{_OUTCOME}",
         rf"\byou(?:'re| are)? (?:comparing|ranking|grading|evaluating|judging|scoring|rating|reviewing|assessing|marking)\b"
         rf"{_NEAR}{_OUTCOME}",
         rf"{_SELF}[^.\n]{{0,20}}?\b(?:earned|earns|deserves|merits|warrants|gets|receives|should (?:get|receive|be given"
@@ -275,15 +284,16 @@ _PATTERNS: dict[str, list[re.Pattern[str]]] = {
         r"(?:bewertung|puntuación|calificación|оценка|评分|得分|評価|점수)\s*[:：]\s*10",
         r"\b10\s*(?:von|de|из|sur|out of)\s*10\b")],
     "role_marker": [re.compile(p, re.I | re.M) for p in (
-        r"<\|\s*[\w.\-]{2,30}\s*\|>", r"<\s*/?\s*(?:system|assistant|user|human|developer|instructions?)(?:_\w+)?\s*>", r"\[/?INST\]", r"<</?SYS>>", r"<(?:start|end)_of_turn>",
-        r"\[(?:system|assistant|user|human)\]",
+        r"<\|\s*[\w.\-]{2,30}\s*\|>", r"<\s*/?\s*(?:system|assistant|user|human|developer|instructions?)(?:_\w+)?\s*>",
+        r"\[/?INST\]", r"<</?SYS>>", r"<(?:start|end)_of_turn>", rf"\[(?:system|assistant|user|human)\]{_MENTION}",
+        r"^\s*(?:system|user|assistant|human|model)\s*$\n[^\n]+\n\s*(?:system|user|assistant|human|model)\s*$",
         r"(?-i:\bSYSTEM\b)\s*(?:[:>\]|)=]|(?:override|note|message|prompt|notice|mode)\b)",
-        r"^\s*(?:#{1,6}\s*)?(?:system|assistant|human|developer)\s*[:：](?!\s*(?:and|or)\b)", rf"^\s*#{{1,6}}\s*{_ROLE}\s*$",
+        rf"^\s*(?:#{{1,6}}\s*)?(?:system|assistant|human|developer)\s*[:：]{_MENTION}", rf"^\s*#{{1,6}}\s*{_ROLE}\s*$",
         rf"#{{1,6}}\s*{_ROLE}\s*[:：]",
         r"\bsystem (?:note|message|notice|prompt)\s*[:：]",
         r"nota del sistema|note du système|systemhinweis|systemnachricht|系统提示|系统消息|システム\s*[:：]"
         r"|системное сообщение",
-        r"(?:^|[.!?>]\s*)(?:system|assistant|developer|human)\s*:(?!\s*(?:and|or)\b)")],
+        rf"(?:^|[.!?>]\s*)(?:system|assistant|developer|human)\s*:{_MENTION}")],
 }
 
 
