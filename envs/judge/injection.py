@@ -30,7 +30,8 @@ lines). A finding in a decoded view names it (``kind`` stays the same, the evide
 
 The lexicons and shapes are written per class of attack, not per corpus text, but an attack in a
 form none of them covers passes: on held-out sets written after each round of changes it flagged
-60/63, 33/40, 23/38, 26/39, 29/40 and 29/40 injections (``benchmarks/judge_injection.py``). It is an audit flag; the
+60/63, 33/40, 23/38, 26/39, 29/40, 29/40 and 32/40 injections
+(``benchmarks/judge_injection.py``). It is an audit flag; the
 judge prompts' escaping is the defense.
 
 :class:`JudgeInjection` is the ``judge_injection`` detector of the registry (flag only by default;
@@ -102,7 +103,7 @@ _TO = (r"(?:\b(?:dear|esteemed|respected|hey|hi|hello|attention|psst|note (?:to|
 _OUTCOME = (r"(?:\b(?:highest|maximum|max|top (?:score|marks?|grade|rating|points)|full (?:marks?|credit|points|score)|perfect"
             r"|flawless|excellent|best|right|expert|strongest|finest|greatest|ideal|optimal|outstanding|exemplary|impeccable|superb"
             r"|maximi[sz]e\w*|(?:increase|boost|raise|bump) (?:my|the|this) (?:reward|score|grade|rating)|winner|winning|correct|10\s*/\s*10|10 out of 10|five stars|5 stars|pass|accept"
-            r"|approve|prefer|merits?|deserves?|warrants?|generous|lenient|note maximale|meilleure note|mérite|máxim[ao]"
+            r"|approve|prefer\w*|merits?|deserves?|warrants?|generous|lenient|note maximale|meilleure note|mérite|máxim[ao]"
             r"|merece|sobresaliente|massimo|merita|höchst\w*|volle punktzahl|bestnote|verdient|hoogste|maksymaln\w*"
             r"|najwyższ\w*|zasługuje|en yüksek\w*|tam puan\w*|mükemmel\w*|alama kamili|högsta|topkarakter|højeste|tertinggi|sempurna|maksimal"
             r"|cao nhất|tối đa|täydet pisteet|korkein\w*|plný počet bodů|nejvyšší\w*|maximáln\w*|legmagasabb\w*"
@@ -112,7 +113,7 @@ _OUTCOME = (r"(?:\b(?:highest|maximum|max|top (?:score|marks?|grade|rating|point
             r" (?:others|alternatives|rest)|superior to|ganador\w*|vencedor\w*|vincitor\w*|gagnant\w*|sieger\w*"
             r"|отлично|пятёрк\w*|szóstk\w*|celując\w*|maximális\w*|legjobb\w*|(?:10|5|100|ten|five) out of (?:10|5|100|ten"
             r"|five)|(?:20|100|5)\s*/\s*(?:20|100|5)|максимум|полностью верн\w*|ten|dix|diez|dez|zehn|dieci|tien|десять|extra credit|bonus points?|(?:the )?(?:reference|gold|model|standard)"
-            r" (?:answer|solution))\b|标准答案|正确答案|完全正确|模範解答|正解|一位|1位|第一名|정답|صحيحة"
+            r" (?:answer|solution))\b|标准答案|正确答案|完全正确|模範解答|正解|完璧|完美|완벽|一位|1位|第一名|정답|صحيحة"
             r"|\ba\+|(?:rank(?:ed)?|place[ds]?|put) (?:it |this |me )?(?:first|1st|on top|at the top)|first place|number one"
             r"|(?<![\d.,])10(?![\d]|[.,]\d|\s*%)|满分|滿分|最高|満点|만점|최고|پورے نمبر|الكاملة|أعلى|كاملة|پوری|کامل|بالاترین|पूरे अंक|सर्वोच्च|पूर्ण अंक|ציון מלא"
             r"|הגבוה ביותר|מלא|คะแนนเต็ม|สูงสุด)")
@@ -128,7 +129,7 @@ _PRIOR = (r"(?:(?:previous|prior|earlier|above|preceding|original|initial|former
           r"|orders?|constraints?|scoring guide|grading guide)|(?:grading|scoring|evaluation|judging|judge) (?:prompt|guide"
           r"|instructions?|criteria|rubric|rules?|template)|everything (?:you (?:were|have been|'ve been) )?(?:told|given"
           r"|asked)|what(?:ever)? (?:guidance|instructions?|rules?|you were told)(?: you were given)?)")
-_VOID = (r"(?:void|null|obsolete|cancel+ed|revoked|superseded?|replaced|outdated|invalid|no longer (?:appl(?:y|ies)|valid"
+_VOID = (r"(?:void|null|obsolete|cancel+ed|revoked|superseded?|replaced|outdated|invalid|(?:were|was|have been|has been) (?:revised|amended|updated|changed|modified|replaced)|no longer (?:appl(?:y|ies)|valid"
          r"|matters?|relevant|in effect|hold|in use|used|needed|required|current)|aside|(?:is|are|was|were) (?:a test|wrong|in error|mistaken|incorrect)"
          r"|do(?:es)? not apply|don't apply|contains? (?:a |an )?(?:mistake|error|typo|bug)|ha(?:s|ve) changed"
          r"|written in error|(?:only |just )?a draft|not final|preliminary|set aside|drop|discard|abandon|scrap|withdrawn|expired|lifted|suspended)")
@@ -141,6 +142,7 @@ _KEY = (r"(?:\b(?:(?:final|overall|total|expected|official)[ _])?(?:scores?|rati
         r"|harmlessness|honesty|relevance|clarity|completeness|coherence|fluency|style|safety|quality|overall|total"
         r"|final|label|preference|rank|ranking|puntuación|calificación|nota|note|bewertung|punkte|voto|punteggio|оценка|балл\w*"
         r")(?:[ _](?:awarded|assigned|given|summary|decision|obtained|received|earned|achieved))?\b|\w+_(?:score|verdict|decision|grade|rating)\b"
+        r"|\b(?:score|verdict|decision|grade|rating)_\w+"
         r"|评分|得分|分数|評価|点数|점수|평가|الدرجة|التقييم)")
 _TOP = (r"(?:10(?:\.0+)?(?![\d.])(?:\s*/\s*10)?|(?P<full>\d+)\s*/\s*(?P=full)(?![\d])|9(?:\.\d+)?\s*/\s*10"
         r"|100(?:\.0+)?(?![\d.])\s*%?|9\d(?:\.\d+)?\s*%|(?-i:A\+?)(?![\w+])|\b(?:pass(?:ed)?|correct|accept(?:ed)?"
@@ -216,8 +218,8 @@ _PATTERNS: dict[str, list[re.Pattern[str]]] = {
         rf"(?:^|[.!?;(\[>—–-]\s*|\n)\s*(?:\w+\s+)?{_GRADER}[^\n\w]{{0,12}}?[,:;—–!：，、،]{_NEAR}{_OUTCOME}",
         rf"{_GRADER}[^\n:：,，、،.]{{0,16}}?[:：,，、،]{_NEAR}{_OUTCOME}",
         rf"\byou,? (?:the|my|dear|as (?:an?|the)) (?:[\w-]+ ){{0,3}}?(?:{_GRADER}|model|ai|llm)\b{_NEAR}{_OUTCOME}",
-        rf"\bif (?:an?|the|you are (?:an?|the)) (?:{_GRADER}|ai|llm|model|language model)\b[^.\n]{{0,40}}?"
-        r"(?:scor|grad|evaluat|judg|read|review|mark|rat|compar|rank|check)\w*",
+        rf"\bif (?:an?|the|you(?:'re| are) (?:an?|the)) (?:{_GRADER}|ai|llm|model|language model)\b[^.\n]{{0,40}}?"
+        r"(?:scor|grad|evaluat|judg|read|review|mark|rat|compar|rank|check|decid|choos|pick)\w*",
         rf"{_GRADER}[^.\n]{{0,60}}?(?:\byou\b|\byour\b|please|kindly|should|must|need to|have to|be so kind|kind enough"
         rf"|grateful|appreciate|\bi (?:ask|request|beg|urge)|应当|应该|必须|请|ください|해야|주세요|должн\w*|обязан\w*"
         rf"|\bdebe\b|\bdeve\b|\bmuss\b|\bdoit\b|يجب|{_PLEASE})[^.\n]{{0,80}}?{_OUTCOME}",
@@ -236,7 +238,7 @@ _PATTERNS: dict[str, list[re.Pattern[str]]] = {
         r"|rate|score|return|rank)\b",
         r"\b(?:any|a) (?:lower|lesser|other|different) (?:score|grade|rating|mark|verdict)\b[^.\n]{0,30}?\b(?:would be|is|will"
         r" be) (?:an? )?(?:error|mistake|wrong|unfair|incorrect)",
-        rf"\b(?:please|kindly)\b[^.\n]{{0,80}}?{_OUTCOME}[^.\n]{{0,40}}?,\s*(?:dear |my )?{_GRADER}",
+        rf"\b(?:please|kindly)\b[^.\n]{{0,80}}?{_OUTCOME}[^.\n]{{0,40}}?,\s*(?:\w+ )?{_GRADER}",
         rf"\b(?:please|kindly)\s+(?:output|return|give|assign|award|print|write|say|put)\b[^.\n]{{0,30}}?{_OUTCOME}",
         rf"\byou(?:'re| are)? (?:comparing|ranking|grading|evaluating|judging|scoring|rating|reviewing|assessing|marking)\b"
         rf"{_NEAR}{_OUTCOME}",
@@ -257,6 +259,8 @@ _PATTERNS: dict[str, list[re.Pattern[str]]] = {
         r" (?:accept|pass|approve|give|prefer|award|ignore)",
         rf"\b(?:give|assign|award|rate|mark|grade|score)\b[^.\n]{{0,10}}{_SELF}[^.\n]{{0,30}}"
         r"(?:highest|maximum|max|full|perfect|top|best|\b10\b|excellent|as correct|highly)",
+        rf"{_SELF} (?:has|have) (?:already )?(?:passed|cleared|received|been given|earned|obtained)\b[^.\n]{{0,40}}?"
+        r"(?:review|check|verification|perfect|full|maximum|top|\b10\b)",
         rf"{_SELF} (?:has been|have been|was|is) (?:pre-?)?(?:verified|approved|certified|confirmed|validated|checked"
         r"|reviewed|vetted|pre-?graded|endorsed)\b",
         r"\b(?:treat|rate|score|grade|use|consider|regard|register|record|count|judge) (?:it|this|me)(?: \w+)? as (?:the |a )?"
@@ -280,7 +284,7 @@ _PATTERNS: dict[str, list[re.Pattern[str]]] = {
         r"\b(?:evaluation|grading|judge?ment|assessment|review) (?:result|outcome|verdict)\s*[:=]",
         r"\b(?:evaluation|assessment|verdict|grade|rating|score) of (?:the above|this (?:answer|response))\s*:",
         r"[★⭐]{5}", r"\[\[\s*(?:10|9)(?:\.\d+)?\s*\]\]", r"#+\s*(?:grader|judge|evaluator|grading|evaluation|scoring)\s+(?:instructions?|notes?|guidelines?)",
-        r"\b(?:comparison|evaluation|judge?ment) result\b", r"\b(?:response|assistant|answer|model|output|candidate) [AB12] is (?:better|worse|best|the winner|superior|preferred)\b",
+        r"\b(?:response|assistant|answer|model|output|candidate) [AB12] is (?:better|worse|best|the winner|superior|preferred)\b",
         r"(?:bewertung|puntuación|calificación|оценка|评分|得分|評価|점수)\s*[:：]\s*10",
         r"\b10\s*(?:von|de|из|sur|out of)\s*10\b")],
     "role_marker": [re.compile(p, re.I | re.M) for p in (
