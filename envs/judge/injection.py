@@ -63,9 +63,12 @@ _TAGS = re.compile("[\U000e0020-\U000e007e]+")
 #: words that mix scripts: a genuine Russian or Greek word is left alone.
 _LOOKALIKES = str.maketrans("аеорсхуіјѕԁһӏАВЕКМНОРСТХІЈЅοαεικνρτυχΑΒΕΗΙΚΜΝΟΡΤΧΥΖ",
                             "aeopcxyijsdhlABEKMHOPCTXIJSoaeiknptuxABEHIKMNOPTXYZ")
-_MIXED_WORD = re.compile(r"\w*(?:[a-zA-Z][\u0370-\u03ff\u0400-\u04ff]|[\u0370-\u03ff\u0400-\u04ff][a-zA-Z])\w*")
+_WORD = re.compile(r"\w+")
+_LATIN = re.compile("[a-zA-Z]")
+_GREEK_OR_CYRILLIC = re.compile("[\u0370-\u03ff\u0400-\u04ff]")
 #: Digits and signs written for letters, read as letters inside words that have letters.
 _LEET = str.maketrans("431057+@$", "aeiostta s".replace(" ", ""))
+_LEET_WORD = re.compile(r"[\w+@$]+")
 #: Not between two paragraphs: a window of text that an address and its request share.
 _NEAR = r"(?:(?!\n\s*\n)[\s\S]){0,150}?"
 
@@ -141,8 +144,8 @@ _KEY = (r"(?:\b(?:(?:final|overall|total|expected|official)[ _])?(?:scores?|rati
         r"|judge?ment|evaluation|assessment|decision|winner|result|outcome|correct(?:ness)?|accuracy|helpfulness"
         r"|harmlessness|honesty|relevance|clarity|completeness|coherence|fluency|style|safety|quality|overall|total"
         r"|final|label|preference|rank|ranking|puntuación|calificación|nota|note|bewertung|punkte|voto|punteggio|оценка|балл\w*"
-        r")(?:[ _](?:awarded|assigned|given|summary|decision|obtained|received|earned|achieved))?\b|\w+_(?:score|verdict|decision|grade|rating)\b"
-        r"|\b(?:score|verdict|decision|grade|rating)_\w+"
+        r")(?:[ _](?:awarded|assigned|given|summary|decision|obtained|received|earned|achieved))?\b|\b\w{1,40}_(?:score|verdict|decision|grade|rating)\b"
+        r"|\b(?:score|verdict|decision|grade|rating)_\w{1,40}"
         r"|评分|得分|分数|評価|点数|점수|평가|الدرجة|التقييم)")
 _TOP = (r"(?:10(?:\.0+)?(?![\d.])(?:\s*/\s*10)?|(?P<full>\d+)\s*/\s*(?P=full)(?![\d])|9(?:\.\d+)?\s*/\s*10"
         r"|100(?:\.0+)?(?![\d.])\s*%?|9\d(?:\.\d+)?\s*%|(?-i:A\+?)(?![\w+])|\b(?:pass(?:ed)?|correct|accept(?:ed)?"
@@ -317,7 +320,7 @@ def _views(text: str) -> Iterator[tuple[str, str]]:
         ("separated letters", lambda t: re.sub(r"(?<=\b\w)[.\-_*·](?=\w\b)", "", t)),
         ("leetspeak", _unleet),
         ("Unicode tag characters", lambda t: _TAGS.sub(lambda m: "".join(chr(ord(c) - 0xE0000) for c in m.group(0)), t)),
-        ("look-alike letters", lambda t: _MIXED_WORD.sub(lambda m: m.group(0).translate(_LOOKALIKES), t)),
+        ("look-alike letters", _read_lookalikes),
         ("joined lines", lambda t: re.sub(r"[ \t]*\n[ \t]*(?!\n)", " ", t)),
     ]
     for name, decode in decoders:
@@ -333,8 +336,16 @@ def _views(text: str) -> Iterator[tuple[str, str]]:
                 yield f"{name} and leetspeak", unleet
 
 
+def _read_lookalikes(text: str) -> str:
+    """Greek and Cyrillic look-alikes read as Latin in the words that mix them with Latin letters."""
+    def read(word: str) -> str:
+        return word.translate(_LOOKALIKES) if _LATIN.search(word) and _GREEK_OR_CYRILLIC.search(word) else word
+    return _WORD.sub(lambda m: read(m.group(0)), text)
+
+
 def _unleet(text: str) -> str:
-    return re.sub(r"[\w+@$]*[a-zA-Z][\w+@$]*", lambda m: m.group(0).translate(_LEET), text)
+    """Leetspeak read as letters in the words that have letters (a number stays a number)."""
+    return _LEET_WORD.sub(lambda m: m.group(0).translate(_LEET) if _LATIN.search(m.group(0)) else m.group(0), text)
 
 
 def _decoded_runs(text: str, run: str, decode: Callable[[str], bytes]) -> list[str]:
