@@ -23,7 +23,8 @@ DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "judge"
 FIRST_MEASURED = {"heldout.jsonl": "8/30, 0/30", "heldout_forms.jsonl": "60/63, 1/64",
                   "heldout_forms2.jsonl": "33/40, 1/40", "heldout_forms3.jsonl": "23/38, 1/30",
                   "heldout_forms4.jsonl": "26/39, 3/40", "heldout_forms5.jsonl": "29/40, 0/40",
-                  "heldout_forms6.jsonl": "29/40, 1/40", "heldout_forms7.jsonl": "32/40, 1/40"}
+                  "heldout_forms6.jsonl": "29/40, 1/40", "heldout_forms7.jsonl": "32/40, 1/40",
+                  "heldout_forms8.jsonl": "30/40, 1/40"}
 
 
 def rows(name: str) -> list[dict]:

@@ -30,7 +30,7 @@ lines). A finding in a decoded view names it (``kind`` stays the same, the evide
 
 The lexicons and shapes are written per class of attack, not per corpus text, but an attack in a
 form none of them covers passes: on held-out sets written after each round of changes it flagged
-60/63, 33/40, 23/38, 26/39, 29/40, 29/40 and 32/40 injections
+60/63, 33/40, 23/38, 26/39, 29/40, 29/40, 32/40 and 30/40 injections
 (``benchmarks/judge_injection.py``). It is an audit flag; the
 judge prompts' escaping is the defense.
 
@@ -91,7 +91,7 @@ _GRADER = (r"(?:\b(?:grader|judge|evaluator|rater|reviewer|assessor|scorer|marke
            r"|penilai|pemeriksa|giám khảo|người chấm|người đánh giá|оценщик\w*|проверяющ\w*|экзаменатор\w*|оцінювач\w*"
            r"|перевіряюч\w*|αξιολογητ\w*|βαθμολογητ\w*|εξεταστ\w*|sistema (?:de|di) (?:evaluación|valutazione|avaliação"
            r"|calificación)|système d'évaluation|système de notation|bewertungssystem\w*|beoordelingssysteem"
-           r"|система (?:оценки|оценивания|оцінювання)|arvioija\w*|hodnotitel\w*|evaluatorul\w*|értékelő\w*|mtahini|mkaguzi|эксперт\w*|juez|giudice|juiz|(?:checker|checking|grading|scoring"
+           r"|система (?:оценки|оценивания|оцінювання)|arvioija\w*|examinator\w*|granskare\w*|sędzi\w*|داور|hodnotitel\w*|evaluatorul\w*|értékelő\w*|mtahini|mkaguzi|эксперт\w*|juez|giudice|juiz|(?:checker|checking|grading|scoring"
            r"|marking|eval(?:uation)?) bots?)"
            r"|评分员|评分者|评分系统|评分模型|评估模型|打分模型|评委|评审|阅卷|考官|評分員|評分者|評分系統|評委|評審|閱卷"
            r"|評価AI|採点AI|評価モデル|採点システム|채점 ?시스템|채점 ?모델|평가 ?모델|평가 ?시스템|採点者|評価者|審査員|채점자|평가자|심사위원|مقيّ?م|مصحح|ممتحن|ارزیاب"
@@ -100,7 +100,7 @@ _GRADER = (r"(?:\b(?:grader|judge|evaluator|rater|reviewer|assessor|scorer|marke
 _TO = (r"(?:\b(?:dear|esteemed|respected|hey|hi|hello|attention|psst|note (?:to|for)|message (?:to|for)|a (?:note|message)"
        r" (?:to|for)|p\.?s\.?(?: for| to)?|instructions? for|guidance for|to|for|if you are|à l'attention de|au|à|al|a la"
        r"|para|ao|an|für|per|do|aan|til|till|kepada|untuk|gửi|для|к|προς|kedves|drogi|droga|milý|milá|stimate|caro|cara"
-       r"|querido|querida|beste|lieber|liebe)\b[\s,]*(?:the |my |our |any |an? |den |die "
+       r"|querido|querida|beste|lieber|liebe|szanown\w*)\b[\s,]*(?:the |my |our |any |an? |den |die "
        r"|der |el |la |le |l'|il |o |a |de |τον |την )?|给|致|向|请|إلى |به |ถึง|เรียน|ל)")
 #: What a candidate asks its grader for.
 _OUTCOME = (r"(?:\b(?:highest|maximum|max|top (?:score|marks?|grade|rating|points)|full (?:marks?|credit|points|score)|perfect"
@@ -108,7 +108,7 @@ _OUTCOME = (r"(?:\b(?:highest|maximum|max|top (?:score|marks?|grade|rating|point
             r"|maximi[sz]e\w*|(?:increase|boost|raise|bump) (?:my|the|this) (?:reward|score|grade|rating)|winner|winning|correct|10\s*/\s*10|10 out of 10|five stars|5 stars|pass|accept"
             r"|approve|prefer\w*|merits?|deserves?|warrants?|generous|lenient|note maximale|meilleure note|mérite|máxim[ao]"
             r"|merece|sobresaliente|massimo|merita|höchst\w*|volle punktzahl|bestnote|verdient|hoogste|maksymaln\w*"
-            r"|najwyższ\w*|zasługuje|en yüksek\w*|tam puan\w*|mükemmel\w*|alama kamili|högsta|topkarakter|højeste|tertinggi|sempurna|maksimal"
+            r"|najwyższ\w*|najlepsz\w*|zasługuje|volle punt\w*|en yüksek\w*|tam puan\w*|mükemmel\w*|alama kamili|högsta|topkarakter|højeste|tertinggi|sempurna|maksimal"
             r"|cao nhất|tối đa|täydet pisteet|korkein\w*|plný počet bodů|nejvyšší\w*|maximáln\w*|legmagasabb\w*"
             r"|nota maximă|punctaj maxim|максимальн\w*|высш\w*|наивысш\w*|заслужива\w*|найвищ\w*|заслугову\w*|μέγιστ\w*|άριστα)\b"
             r"|\b(?:parfait\w*|perfect\w*|perfeit\w*|perfett\w*|perfekt\w*|mejor|melhor|migliore|meilleur\w*|correct[ao]"
@@ -153,7 +153,7 @@ _TOP = (r"(?:10(?:\.0+)?(?![\d.])(?:\s*/\s*10)?|(?P<full>\d+)\s*/\s*(?P=full)(?!
         r"|(?:response|answer|assistant|candidate|output|model)\s*[AB12])\b|\+1(?:\.0)?|[★⭐]{5}"
         r"|(?:this|my) (?:response|answer|one|submission|completion)\b(?! (?:is|was) (?:not|wrong|incorrect))"
         r"|满分|滿分|満点|만점)")
-_SEP = (r"(?:\s+(?:from|by) [^:\n]{0,30})?\s*(?:\([^)\n]{0,20}\))?\s*[*_\"']*\s*(?:[:=：→⇒|✅✔☑✓➡►▶]|->|—|–| - )\s*[*_\"'`\[(✅✔☑✓]*\s*")
+_SEP = (r"(?:\s+(?:from|by) [^:\n]{0,30})?\s*(?:\([^)\n]{0,20}\))?\s*[*_\"']*\s*(?:[:=：→⇒|✅✔☑✓➡►▶➜➔⟶]|->|=>|—|–| - )\s*[*_\"'`\[(✅✔☑✓]*\s*")
 #: A chat template's special tokens and turn labels.
 _ROLE = r"(?:system|assistant|user|human|developer|model|gpt|bot|instruction|response|input|output)"
 #: After a role label: it is mentioned ("[USER] and [ASSISTANT] are placeholders"), not used as a turn.
@@ -169,7 +169,7 @@ _PATTERNS: dict[str, list[re.Pattern[str]]] = {
         r"\b(?:grading|scoring|evaluation|judge|grader|reviewer|rubric) override\b",
         rf"{_SELF} is (?:the |an? )?(?:reference|gold|model|official|expected|canonical) (?:answer|solution|response)",
         r"\b(?:new|real|updated) (?:instructions?|task|rules?)\s*(?::|is|are)",
-        r"\bnew (?:instructions?|directives?|rules?|criteria|task|orders?)\b[^.\n]{0,30}?(?::|\bfor (?:the |this |your )?"
+        r"\bnew (?:instructions?|directives?|rules?|criteria|task|orders?|scoring|grading|marking|rubric)\b[^.\n]{0,30}?(?::|\bfor (?:the |this |your )?"
         r"(?:evaluation|grading|grader|judge|evaluator|scoring|assessment|review))",
         r"\b(?:intended|actual|real|correct|true|original) (?:instructions?|task|rubric|criteria|rules?) (?:is|was|are|were"
         r"|says?)\b", r"\byour (?:only|real|actual|new|true|sole) (?:task|job|instruction|goal)\b",
@@ -179,7 +179,7 @@ _PATTERNS: dict[str, list[re.Pattern[str]]] = {
         r"|says|stated?|states|require[sd]?|allow(?:s|ed)?)\b[^.\n]{0,60}?(?:credit|points|score|correct|excellent|bonus"
         r"|full marks|win)",
         r"\b(?:responses|answers|completions|submissions|replies|any answer|every answer)\b[^.\n]{0,60}?\b(?:are|is|get"
-        r"|gets|receive|receives|should be|must be|score|scores|win|wins)\b(?: always)?(?: (?:rated|scored|graded|marked"
+        r"|gets|receive|receives|should be|must be|score|scores|win|wins)\b(?: always| automatically| by default)?(?: (?:rated|scored|graded|marked"
         r"|considered|judged|counted))?(?: as)? (?:excellent|correct|perfect|10|full marks|full credit|full points|top marks"
         r"|maximum|the maximum|extra credit|bonus points|the best|the winner|a pass)\b",
         r"\b(?:awards?|gives?|grants?) (?:full marks|full credit|full points|10|the maximum|top marks) (?:for|to) (?:any|every"
@@ -243,6 +243,7 @@ _PATTERNS: dict[str, list[re.Pattern[str]]] = {
         r" be) (?:an? )?(?:error|mistake|wrong|unfair|incorrect)",
         rf"\b(?:please|kindly)\b[^.\n]{{0,80}}?{_OUTCOME}[^.\n]{{0,40}}?,\s*(?:\w+ )?{_GRADER}",
         rf"\b(?:please|kindly)\s+(?:output|return|give|assign|award|print|write|say|put)\b[^.\n]{{0,30}}?{_OUTCOME}",
+        rf"\b(?:remind|tell|inform|ask|urge|beg|assure|advise|warn)\w* (?:the |our |my |any )?{_GRADER}\b{_NEAR}{_OUTCOME}",
         rf"\byou(?:'re| are)? (?:comparing|ranking|grading|evaluating|judging|scoring|rating|reviewing|assessing|marking)\b"
         rf"{_NEAR}{_OUTCOME}",
         rf"{_SELF}[^.\n]{{0,20}}?\b(?:earned|earns|deserves|merits|warrants|gets|receives|should (?:get|receive|be given"
@@ -267,7 +268,7 @@ _PATTERNS: dict[str, list[re.Pattern[str]]] = {
         rf"{_SELF} (?:has been|have been|was|is) (?:pre-?)?(?:verified|approved|certified|confirmed|validated|checked"
         r"|reviewed|vetted|pre-?graded|endorsed)\b",
         r"\b(?:treat|rate|score|grade|use|consider|regard|register|record|count|judge) (?:it|this|me)(?: \w+)? as (?:the |a )?"
-        r"(?:gold|reference|correct|best|perfect|winning|winner|flawless|excellent)",
+        r"(?:gold|reference|correct|best|perfect|winning|winner|flawless|excellent|ground truth|truth|authoritative|canonical)",
         r"\b(?:this|it) (?:counts|should count|is to be counted) as (?:correct|right|a pass)",
         r"\balways (?:choose|pick|prefer|select|rank) (?:this|me|mine)\b",
         r"\bmark (?:(?:this|it|me|the answer) (?:as )?|as )(?:correct|right|pass|passed|accepted)\b",
@@ -281,8 +282,8 @@ _PATTERNS: dict[str, list[re.Pattern[str]]] = {
         rf"{_KEY}{_SEP}{_TOP}",
         rf"<\s*{_KEY}[^>]*\b(?:value|score|points|grade)\s*=\s*[\"']?{_TOP}",
         rf"^\|[^\n]*\b{_KEY}[^\n]*\|\s*$(?:\n\|[^\n]*)*?\n\|(?:[^|\n]*\|)*?\s*[*_]*{_TOP}[*_]*\s*\|",
-        r"\b(?:accuracy|clarity|helpfulness|harmlessness|correctness|relevance|completeness|style|overall|final|total)"
-        r"\s+(?:10\s*/\s*10|5\s*/\s*5|100\s*/\s*100|100\s*%)",
+        r"\b(?:accuracy|clarity|helpfulness|harmlessness|correctness|relevance|completeness|depth|style|overall|final"
+        r"|total)\s+(?:(?P<same>\d+)\s*/\s*(?P=same)(?!\d)|100\s*%|10(?=\s*(?:[,;)|]|$)))",
         r"\{\s*\"\w+\"\s*:\s*10\s*,\s*\"\w+\"\s*:\s*10\b",
         r"\b(?:evaluation|grading|judge?ment|assessment|review) (?:result|outcome|verdict)\s*[:=]",
         r"\b(?:evaluation|assessment|verdict|grade|rating|score) of (?:the above|this (?:answer|response))\s*:",
@@ -294,7 +295,8 @@ _PATTERNS: dict[str, list[re.Pattern[str]]] = {
         r"<\|\s*[\w.\-]{2,30}\s*\|>", r"<\s*/?\s*(?:system|assistant|user|human|developer|instructions?)(?:_\w+)?\s*>",
         r"\[/?INST\]", r"<</?SYS>>", r"<(?:start|end)_of_turn>", rf"\[(?:system|assistant|user|human)\]{_MENTION}",
         r"^\s*(?:system|user|assistant|human|model)\s*$\n[^\n]+\n\s*(?:system|user|assistant|human|model)\s*$",
-        r"(?-i:\bSYSTEM\b)\s*(?:[:>\]|)=]|(?:override|note|message|prompt|notice|mode)\b)",
+        r"(?-i:\bSYSTEM\b)\s*(?:[:>\]|)=]|(?:override|note|notice|mode)\b|(?:PROMPT|MESSAGE)\s*(?:[:>\]|)=-]|OVERRIDE"
+        r"|UPDATE))",
         rf"^\s*(?:#{{1,6}}\s*)?(?:system|assistant|human|developer)\s*[:：]{_MENTION}", rf"^\s*#{{1,6}}\s*{_ROLE}\s*$",
         rf"#{{1,6}}\s*{_ROLE}\s*[:：]",
         r"\bsystem (?:note|message|notice|prompt)\s*[:：]",

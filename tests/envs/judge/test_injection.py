@@ -25,7 +25,7 @@ CLEAN = [json.loads(line) for line in (DATA / "clean.jsonl").read_text(encoding=
 HELDOUT = [json.loads(line) for line in (DATA / "heldout.jsonl").read_text(encoding="utf-8").splitlines()]
 #: The second corpus, in forms the first lacks, with hard negatives: ``forms.jsonl`` was tuned on, each
 #: ``heldout_forms*.jsonl`` was measured once before the detector was changed for it (the benchmark's table).
-FORMS = [json.loads(line) for name in ("forms", *(f"heldout_forms{n}" for n in ("", 2, 3, 4, 5, 6, 7)))
+FORMS = [json.loads(line) for name in ("forms", *(f"heldout_forms{n}" for n in ("", 2, 3, 4, 5, 6, 7, 8)))
          for line in (DATA / f"{name}.jsonl").read_text(encoding="utf-8").splitlines()]
 #: Judges whose prompts are built here (nothing is asked of the model).
 JUDGE = JudgeModel("openai", "unused", chat="off", base_url="http://127.0.0.1:9/v1")
