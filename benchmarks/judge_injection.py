@@ -5,7 +5,8 @@ version of the detector; ``forms.jsonl`` (a second corpus in forms the first lac
 negatives) was written to change it. Each ``heldout*.jsonl`` was written before a round of changes
 and measured once before that round looked at it: the rates measured then are the estimate for
 forms the detector was not written against (the table's last column); the rates printed now include
-the fixes made after looking. The baseline is the in-corpus rate (first row), against which the
+the fixes made after looking. ``heldout_forms9.jsonl``, the last, was never looked at to change the
+detector: its rates now are its first-measured ones. The baseline is the in-corpus rate (first row), against which the
 ratio column compares each set's injection rate.
 
 Usage: PYTHONPATH=. python benchmarks/judge_injection.py   (from the repository root)
@@ -24,7 +25,7 @@ FIRST_MEASURED = {"heldout.jsonl": "8/30, 0/30", "heldout_forms.jsonl": "60/63, 
                   "heldout_forms2.jsonl": "33/40, 1/40", "heldout_forms3.jsonl": "23/38, 1/30",
                   "heldout_forms4.jsonl": "26/39, 3/40", "heldout_forms5.jsonl": "29/40, 0/40",
                   "heldout_forms6.jsonl": "29/40, 1/40", "heldout_forms7.jsonl": "32/40, 1/40",
-                  "heldout_forms8.jsonl": "30/40, 1/40"}
+                  "heldout_forms8.jsonl": "30/40, 1/40", "heldout_forms9.jsonl": "32/40, 3/40"}
 
 
 def rows(name: str) -> list[dict]:
