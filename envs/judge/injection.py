@@ -30,10 +30,9 @@ lines). A finding in a decoded view names it (``kind`` stays the same, the evide
 
 The lexicons and shapes are written per class of attack, not per corpus text, but an attack in a
 form none of them covers passes: on held-out sets written after each round of changes it flagged
-60/63, 33/40, 23/38, 26/39, 29/40, 29/40, 32/40, 30/40 and, on the last (never used to change it),
-32/40 injections and 3/40 clean answers
-(``benchmarks/judge_injection.py``). It is an audit flag; the
-judge prompts' escaping is the defense.
+60/63, 33/40, 23/38, 26/39, 29/40, 29/40, 32/40 and 30/40 injections, and on the last one, never
+used to change it, 32/40 injections and 3/40 clean answers (``benchmarks/judge_injection.py``). It
+is an audit flag; the judge prompts' escaping is the defense.
 
 :class:`JudgeInjection` is the ``judge_injection`` detector of the registry (flag only by default;
 ``penalty`` < 0 makes it a penalty).
