@@ -14,7 +14,7 @@ import dataclasses
 import re
 import types
 import typing
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 #: A flag -> {family: field path in that family's config}.
@@ -115,10 +115,17 @@ def add_config_flags(parser: argparse.ArgumentParser, configs: Mapping[str, type
         parser.add_argument("--" + flag.replace("_", "-"), dest=flag, **options)
 
 
-def config_values(args: argparse.Namespace, family: str, flags: FlagMap) -> dict[str, Any]:
+def config_values(args: argparse.Namespace, family: str, flags: FlagMap, read_elsewhere: Collection[str] = ()) -> dict[str, Any]:
     """The flags given for ``family`` as config fields, nested settings as dicts of the fields given
-    (``{"sampling": {"max_new_tokens": 8}}``)."""
+    (``{"sampling": {"max_new_tokens": 8}}``). A flag given that sets nothing of ``family`` is a
+    ``ValueError`` naming it and the families it applies to (never silently dropped), unless the
+    command reads it itself for every family (``read_elsewhere``)."""
     values: dict[str, Any] = {}
+    misplaced = [flag for flag, paths in flags.items()
+                 if flag in vars(args) and family not in paths and flag not in read_elsewhere]
+    if misplaced:
+        described = "; ".join(f"--{flag.replace('_', '-')} (applies to: {', '.join(flags[flag])})" for flag in misplaced)
+        raise ValueError(f"flag(s) that set nothing of the {family} trainers: {described}")
     for flag, paths in flags.items():
         if family in paths and flag in vars(args):
             *heads, name = paths[family].split(".")

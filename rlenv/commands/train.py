@@ -43,6 +43,8 @@ HELP = "train a policy on an environment (GRPO, RLOO, PPO, TRPO, RAFT, STaR, onl
 logger = logging.getLogger(__name__)
 
 _SAMPLING = {"max_new_tokens", "temperature"}
+#: Flags of the policy-gradient config that also size the vector env the other families sample groups from.
+VECTOR_ENV_FLAGS = ("num_tasks", "group_size")
 #: Each flag -> its field in each family's config (families without it leave it out).
 FLAGS: dict[str, dict[str, str]] = {
     "steps": {"policy_gradient": "steps", "self_training": "rounds", "online_preference": "rounds"},
@@ -113,7 +115,7 @@ def parse_assignments(pairs: list[str], what: str) -> dict[str, Any]:
 
 def _config(args: argparse.Namespace, family: str) -> dict[str, Any]:
     """The family's config fields from the flags given (``--set`` last; nested settings merge)."""
-    config = config_values(args, family, FLAGS)
+    config = config_values(args, family, FLAGS, read_elsewhere=VECTOR_ENV_FLAGS)
     if family == "policy_gradient":
         config["output_dir"] = str(args.output)
     for key, value in parse_assignments(args.set, "--set").items():

@@ -59,12 +59,20 @@ def test_flags_take_their_type_help_and_every_familys_default_and_set_only_what_
     add_config_flags(parser, {"a": Base, "b": Child}, FLAGS)
     text = parser.format_help()
     assert "0.1 (a), 0.1 (b)" in text and "5 (b)" in text and "--no-loud" in text
-    args = parser.parse_args(["--rate", "0.5", "--size", "7", "--loud", "--cap", "2"])
+    args = parser.parse_args(["--rate", "0.5", "--size", "7", "--loud"])
     assert config_values(args, "b", FLAGS) == {"rate": 0.5, "loud": True, "inner": {"size": 7}}
-    assert config_values(args, "a", FLAGS) == {"rate": 0.5, "cap": 2.0}
+    assert config_values(parser.parse_args(["--rate", "0.5", "--cap", "2"]), "a", FLAGS) == {"rate": 0.5, "cap": 2.0}
     assert config_values(parser.parse_args([]), "b", FLAGS) == {}
     with pytest.raises(SystemExit):
         parser.parse_args(["--size", "seven"])
+
+
+def test_a_flag_that_sets_nothing_of_the_family_is_an_error_naming_it():
+    parser = argparse.ArgumentParser()
+    add_config_flags(parser, {"a": Base, "b": Child}, FLAGS)
+    args = parser.parse_args(["--rate", "0.5", "--size", "7", "--loud"])
+    with pytest.raises(ValueError, match=r"nothing of the a trainers: --loud \(applies to: b\); --size \(applies to: b\)"):
+        config_values(args, "a", FLAGS)
 
 
 def test_every_train_flag_names_a_field_of_each_of_its_families():

@@ -97,6 +97,11 @@ def test_rlenv_train_starts_the_other_families(tmp_path):
     """Self-training and online DPO start through the same command (make_trainer)."""
     model, tok = tiny_policy(hidden_size=32)
     model_dir = save_tiny(model, tok, tmp_path / "tiny")
+    misplaced = run_cli("train", "rlenv/ExactMatch-v0", "--model", str(model_dir), "--algorithm", "raft", "--output",
+                        str(tmp_path / "misplaced"), "--report-to", "tensorboard", "--dtype", "bfloat16")
+    assert misplaced.returncode == 2, misplaced.stderr
+    assert "set nothing of the self_training trainers" in misplaced.stderr
+    assert "--dtype (applies to: policy_gradient)" in misplaced.stderr and "--report-to (applies to" in misplaced.stderr
     for algorithm in ("raft", "online_dpo"):
         out = tmp_path / algorithm
         run = run_cli("train", "rlenv/ExactMatch-v0", "--model", str(model_dir), "--algorithm", algorithm, "--output",
