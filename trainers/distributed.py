@@ -43,6 +43,17 @@ def all_reduce(tensor: torch.Tensor, op: str = "sum") -> torch.Tensor:
     return out
 
 
+def union(names: Iterable[str]) -> list[str]:
+    """The sorted union of ``names`` over all ranks: the keys every rank must reduce together when
+    some are present on some ranks only (a metric no episode of this rank produced)."""
+    mine = sorted(set(names))
+    if not is_distributed():
+        return mine
+    gathered: list[list[str] | None] = [None] * dist.get_world_size()
+    dist.all_gather_object(gathered, mine)
+    return sorted({name for ranks_names in gathered for name in ranks_names or ()})
+
+
 def all_reduce_gradients(parameters: Iterable[torch.nn.Parameter]) -> None:
     """Sum the ``.grad`` of ``parameters`` over ranks, in one flat buffer per dtype and device.
 

@@ -49,11 +49,27 @@ def trainer_needs_ref(algorithm):
     return PRESETS[algorithm].kl_coef > 0
 
 
+def uneven_metrics(rank):
+    """Metric means over ranks when some metrics come from one rank only (a status no episode of
+    the other rank had): every rank must still reduce the same names, or the collective breaks."""
+    from rlenv.trainers.policy_gradient.trainer import _Sums
+
+    sums = _Sums()
+    sums.add("shared", rank + 1.0, 1.0)
+    if rank == 1:
+        sums.add("only_rank1", 4.0, 2.0)
+    else:
+        sums.count("only_rank0", 3)
+    sums.count("counted", 2)
+    return sums.means()
+
+
 def worker(rank, world_size, init_file, out_dir):
     torch.set_num_threads(1)
     torch.distributed.init_process_group("gloo", init_method=f"file://{init_file}", rank=rank,
                                          world_size=world_size)
     try:
+        torch.save(uneven_metrics(rank), os.path.join(out_dir, f"uneven{rank}.pt"))
         for algorithm in ALGORITHMS:
             params, metrics = run_update(algorithm, SHARDS[rank], micro_batch_size=2)
             if rank == 0:
@@ -67,7 +83,14 @@ def worker(rank, world_size, init_file, out_dir):
 def two_process_results(tmp_path_factory):
     out = tmp_path_factory.mktemp("ddp")
     mp.spawn(worker, args=(2, str(out / "init"), str(out)), nprocs=2, join=True)
-    return {a: torch.load(out / f"{a}.pt", weights_only=False) for a in ALGORITHMS}
+    results = {a: torch.load(out / f"{a}.pt", weights_only=False) for a in ALGORITHMS}
+    results["uneven"] = [torch.load(out / f"uneven{r}.pt", weights_only=False) for r in range(2)]
+    return results
+
+
+def test_metrics_some_ranks_lack_are_reduced_by_every_rank(two_process_results):
+    expected = {"shared": 1.5, "only_rank1": 2.0, "only_rank0": 3.0, "counted": 4.0}
+    assert two_process_results["uneven"] == [expected, expected]
 
 
 @pytest.mark.parametrize("algorithm", ALGORITHMS)

@@ -102,6 +102,7 @@ class _Sums:
     def __init__(self) -> None:
         self.totals: dict[str, float] = {}
         self.weights: dict[str, float] = {}
+        self.counts: set[str] = set()
 
     def add(self, name: str, total: float, weight: float) -> None:
         self.totals[name] = self.totals.get(name, 0.0) + float(total)
@@ -110,14 +111,15 @@ class _Sums:
     def count(self, name: str, n: float) -> None:
         """A count summed over calls and ranks (reported as the total)."""
         self.totals[name] = self.totals.get(name, 0.0) + float(n)
-        self.weights[name] = 1.0 / dist.world_size()
+        self.counts.add(name)
 
     def means(self) -> dict[str, float]:
-        names = sorted(self.totals)
+        names = dist.union(self.totals)  # a metric only some ranks produced is still reduced by every rank
         if not names:
             return {}
-        packed = dist.all_reduce(torch.tensor([[self.totals[n] for n in names], [self.weights[n] for n in names]],
-                                              dtype=torch.float64))
+        counts = set(dist.union(self.counts))  # every rank weighs a count 1/world_size: the mean is the total
+        weights = [1.0 / dist.world_size() if n in counts else self.weights.get(n, 0.0) for n in names]
+        packed = dist.all_reduce(torch.tensor([[self.totals.get(n, 0.0) for n in names], weights], dtype=torch.float64))
         return {n: float(packed[0, i] / packed[1, i]) for i, n in enumerate(names) if packed[1, i] > 0}
 
 
