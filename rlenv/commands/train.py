@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -134,6 +135,11 @@ def run(args: argparse.Namespace) -> int:
     if family not in ENV_FAMILIES:
         raise ValueError(f"--algorithm {args.algorithm} trains on rows, not on an environment: "
                          f"use rlenv.trainers.train({args.algorithm!r}, model, tokenizer, data=rows)")
+    ranks = int(os.environ.get("WORLD_SIZE", "1"))
+    if ranks > 1 and family != "policy_gradient":
+        raise ValueError(f"--algorithm {args.algorithm} trains in one process, but this is one of {ranks} launched "
+                         "(torchrun / accelerate launch would run that many independent copies into one output "
+                         "directory): launch it with plain `rlenv train`")
     env = make_env_from_args(args)
     config = _config(args, family)
     options: dict[str, Any] = {}

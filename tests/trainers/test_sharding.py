@@ -158,6 +158,10 @@ def test_rlenv_train_under_torchrun_with_fsdp_gradient_checkpointing_and_micro_b
                               env=dict(os.environ, OMP_NUM_THREADS="1"))
         assert done.returncode == 0, done.stderr[-3000:]
 
+    one_process = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2",
+                                  "-m", "rlenv", "train", "rlenv/ExactMatch-v0", "--model", str(start), "--algorithm",
+                                  "raft", "--output", str(tmp_path / "raft")], capture_output=True, text=True, timeout=600)
+    assert one_process.returncode != 0 and "raft trains in one process, but this is one of 2" in one_process.stderr
     torchrun("--steps", "2")
     rewards = [json.loads(line)["reward/std"] for line in (out / "metrics.jsonl").read_text().splitlines()]
     assert len(rewards) == 2 and max(rewards) > 0
