@@ -35,16 +35,20 @@ class LengthParity:
 class AnsweringEnv(MultiTurnEnv):
     """Answers every policy turn until ``max_turns``: a tool message after odd turns, a user message
     after even ones (their text depends on the turn, so replies differ in length); ``turn_reward``
-    gives each answered turn that reward."""
+    gives each answered turn that reward. With ``final_after``, the turn after that many answered
+    ones is final (the episode terminates there)."""
 
-    def __init__(self, turn_reward: float | None = None, **kwargs: Any):
+    def __init__(self, turn_reward: float | None = None, final_after: int | None = None, **kwargs: Any):
         super().__init__(ProceduralSource(_task, size=1000), LengthParity(), chat=True, **kwargs)
         self.turn_reward = turn_reward
+        self.final_after = final_after
 
     def task_info(self, task: Task, index: int) -> dict[str, Any]:
         return {**super().task_info(task, index), "tools": TOOLS}
 
     def respond(self, task: Task, action: str) -> Turn:
+        if self.final_after is not None and self.turns > self.final_after:
+            return Turn(final=action)
         reward = None if self.turn_reward is None else RewardResult(self.turn_reward, Status.CORRECT, verifier="turn")
         if self.turns % 2:
             return Turn(observation=[{"role": "tool", "name": "echo", "content": f"len={len(action)}"}], reward=reward)
@@ -117,3 +121,37 @@ def check_batch(batch: Any, recorded: list[tuple[tuple[int, ...], tuple[int, ...
     return {"sampled_not_trained": sum((recorded_counts - trained).values()),
             "trained_not_sampled": sum((trained - recorded_counts).values()), "wrong_mask_tokens": wrong_tokens,
             "turns": sum(recorded_counts.values())}
+
+
+def multiturn_batch(seed: int = 4, num_tasks: int = 6, group_size: int = 4) -> tuple[Any, Any]:
+    """``(tokenizer, batch)``: groups of three-turn episodes, per-turn rewards included, from a random tiny
+    qwen2 policy (the sampler's log-probs dropped)."""
+    from rlenv.inference import Sampling
+    from rlenv.inference.policy import HFRolloutGenerator
+    from rlenv.trainers.multiturn import run_multiturn_episodes
+    from rlenv.trainers.tiny import tiny_causal_lm, tiny_tool_tokenizer
+
+    tokenizer = tiny_tool_tokenizer("qwen2")
+    model = tiny_causal_lm(tokenizer, hidden_size=32, num_layers=1, num_heads=2, seed=seed)
+    generator = HFRolloutGenerator(model, tokenizer, Sampling(max_new_tokens=5, temperature=1.0))
+    env = answering_vector_env(num_tasks=num_tasks, group_size=group_size, max_turns=3, turn_reward=0.1)
+    batch = run_multiturn_episodes(env, generator, tokenizer, seed=seed)
+    return tokenizer, batch.replace(rollout_logprobs=None)
+
+
+def policy_positions(batch: Any) -> list[Any]:
+    """Each row's policy-token positions in the completion."""
+    import torch
+
+    return [torch.nonzero(batch.policy_mask[i] * batch.completion_mask[i]).flatten() for i in range(len(batch))]
+
+
+def compact(values: Any, positions: list[Any], width: int) -> Any:
+    """``(B, T)`` values at each row's ``positions``, left-justified into ``(B, width)`` (zeros after): the
+    environment's tokens removed by hand."""
+    import torch
+
+    out = torch.zeros((len(positions), width), dtype=values.dtype)
+    for i, where in enumerate(positions):
+        out[i, : len(where)] = values[i, where]
+    return out

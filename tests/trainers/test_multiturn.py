@@ -9,7 +9,15 @@ from rlenv.inference.policy import HFRolloutGenerator
 from rlenv.trainers import ALGORITHMS
 from rlenv.trainers.multiturn import multiturn_metrics, reply_token_ids, run_multiturn_episodes
 from rlenv.trainers.tiny import tiny_causal_lm, tiny_tool_tokenizer
-from tests.trainers.multiturn_helpers import TOOLS, Recording, answering_vector_env, check_batch
+from tests.trainers.multiturn_helpers import (
+    TOOLS,
+    Recording,
+    answering_vector_env,
+    check_batch,
+    compact,
+    multiturn_batch,
+    policy_positions,
+)
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
@@ -69,24 +77,6 @@ def test_turn_rewards_land_on_the_last_token_of_their_turn_and_metrics_count_epi
     assert share == (float(batch.loss_mask.sum()), float(batch.completion_mask.sum())) and share[0] < share[1]
 
 
-def _multiturn_batch(seed=4):
-    """Six groups of four three-turn episodes, per-turn rewards included, from a random tiny qwen2 policy."""
-    tokenizer = tiny_tool_tokenizer("qwen2")
-    model = tiny_causal_lm(tokenizer, hidden_size=32, num_layers=1, num_heads=2, seed=seed)
-    generator = HFRolloutGenerator(model, tokenizer, Sampling(max_new_tokens=5, temperature=1.0))
-    env = answering_vector_env(num_tasks=6, group_size=4, max_turns=3, turn_reward=0.1)
-    batch = run_multiturn_episodes(env, generator, tokenizer, seed=seed)
-    return tokenizer, batch.replace(rollout_logprobs=None)
-
-
-def _compact(values, positions, width):
-    """``(B, T)`` values at each row's ``positions``, left-justified into ``(B, width)`` (zeros after)."""
-    out = torch.zeros((len(positions), width), dtype=values.dtype)
-    for i, where in enumerate(positions):
-        out[i, : len(where)] = values[i, where]
-    return out
-
-
 def _hand_update(policy, critic, ref, batch, alg, cfg):
     """``alg``'s update of ``policy`` (SGD, step ``cfg['lr']``) computed with the environment's tokens
     removed from every loss tensor by hand: each row's policy tokens are gathered into a compact
@@ -98,14 +88,14 @@ def _hand_update(policy, critic, ref, batch, alg, cfg):
     from rlenv.trainers.policy_gradient import losses
 
     full = (batch.prompt_ids, batch.prompt_mask, batch.completion_ids, batch.completion_mask)
-    positions = [torch.nonzero(batch.policy_mask[i] * batch.completion_mask[i]).flatten() for i in range(len(batch))]
+    positions = policy_positions(batch)
     width = max(len(p) for p in positions)
-    mask = _compact(torch.ones_like(batch.completion_ids), positions, width)
+    mask = compact(torch.ones_like(batch.completion_ids), positions, width)
     with torch.no_grad():
-        old = _compact(completion_logprobs(policy, *full).logprobs, positions, width)
-        ref_logp = _compact(completion_logprobs(ref, *full).logprobs, positions, width) if alg.kl_coef else None
-        values = _compact(critic(*full), positions, width) if alg.critic else None
-    token_rewards = outcome_token_rewards(batch.rewards, mask, _compact(batch.token_rewards, positions, width))
+        old = compact(completion_logprobs(policy, *full).logprobs, positions, width)
+        ref_logp = compact(completion_logprobs(ref, *full).logprobs, positions, width) if alg.kl_coef else None
+        values = compact(critic(*full), positions, width) if alg.critic else None
+    token_rewards = outcome_token_rewards(batch.rewards, mask, compact(batch.token_rewards, positions, width))
     if alg.kl_coef and alg.kl_placement == "reward":
         token_rewards = token_rewards - alg.kl_coef * losses.kl(old, ref_logp, alg.kl_kind) * mask
     kwargs = dict(alg.advantage_kwargs, **({"values": values} if alg.critic else {}))
@@ -113,7 +103,7 @@ def _hand_update(policy, critic, ref, batch, alg, cfg):
     norm = dict(num_tokens=float(mask.sum()), num_seqs=float((mask.sum(1) > 0).sum()), max_len=cfg["max_new_tokens"])
     for _ in range(alg.ppo_epochs):
         out = completion_logprobs(policy, *full, with_entropy=True)
-        logp, entropy = _compact(out.logprobs, positions, width), _compact(out.entropy, positions, width)
+        logp, entropy = compact(out.logprobs, positions, width), compact(out.entropy, positions, width)
         off_policy = alg.ppo_epochs > 1 or alg.kl_placement == "reward" and alg.kl_coef > 0
         per_token = losses.get(alg.policy_loss)(logp, old if off_policy else logp.detach(), advantages, mask,
                                                 **alg.loss_kwargs).loss
@@ -135,7 +125,7 @@ def test_a_multi_turn_update_equals_the_update_with_the_replies_removed_from_the
 
     from rlenv.trainers import Trainer
 
-    tokenizer, batch = _multiturn_batch()
+    tokenizer, batch = multiturn_batch()
     alg = ALGORITHMS[preset].replace(num_mini_batches=1, entropy_coef=0.01)
     policy = tiny_causal_lm(tokenizer, hidden_size=32, num_layers=1, num_heads=2, seed=5)
     ref = tiny_causal_lm(tokenizer, hidden_size=32, num_layers=1, num_heads=2, seed=6)
