@@ -141,3 +141,21 @@ def test_a_multi_turn_update_equals_the_update_with_the_replies_removed_from_the
     start = tiny_causal_lm(tokenizer, hidden_size=32, num_layers=1, num_heads=2, seed=5)
     assert max(float((a - b).abs().max()) for a, b in zip(trainer.policy.parameters(), start.parameters(),
                                                            strict=True)) > 1e-4  # the update did something
+
+
+def test_train_takes_a_multi_turn_env_id_and_logs_the_episode_metrics():
+    """``rlenv.trainers.train`` on ``rlenv/Arithmetic-Calculator-v0`` (text mode: the tools announced in the
+    prompt, the results appended as text) plays whole episodes and reports them."""
+    from rlenv.trainers import train
+    from rlenv.trainers.tiny import tiny_tokenizer
+
+    tokenizer = tiny_tokenizer()
+    model = tiny_causal_lm(tokenizer, hidden_size=32, num_layers=1, num_heads=2, max_positions=1024, seed=0)
+    history = train("grpo", model, tokenizer, env="rlenv/Arithmetic-Calculator-v0",
+                    config={"steps": 2, "num_tasks": 2, "group_size": 2, "max_new_tokens": 8, "lr": 1e-3,
+                            "progress": False})
+    assert len(history) == 2
+    for metrics in history:
+        assert metrics["episodes"] == 4 and 1 <= metrics["turns/mean"] <= 4
+        assert 0 < metrics["tokens/policy_share"] <= 1 and metrics["tools/calls"] >= 0
+        assert 0 <= metrics["truncated/turn_limit"] <= 1
