@@ -141,3 +141,83 @@ def test_trl_grpo_ignores_the_reward_of_failed_episodes_by_default(tmp_path):
             assert not _math.isnan(reward)
     logged = [h for h in trainer.state.log_history if "rlenv/every_other/error" in h]
     assert logged and logged[0]["rlenv/every_other/error"] == pytest.approx(0.5)
+
+
+def _calculator_policy(env, tokenizer, tools, rows):
+    """A tiny qwen2-style policy trained (a few seconds) to call ``calculator`` on each of ``rows``' problems in
+    its first turn, then to answer ``#### result`` once the tool's result is shown: the turns TRL's tool loop
+    samples, renders with ``tools`` (the environment's methods, as TRL renders them) and continues."""
+    import json
+
+    import torch
+
+    from rlenv.trainers.tiny import tiny_causal_lm
+
+    model = tiny_causal_lm(tokenizer, hidden_size=64, num_layers=2, num_heads=1, max_positions=1024, seed=0)
+    examples = []
+    for row in rows:
+        expression = env.unwrapped.source[env.unwrapped.source.index_of(row["task_id"])].prompt.removeprefix(
+            "Compute: ")
+        a, b = map(int, expression.split("*"))
+        call = '<tool_call>\n' + json.dumps({"name": "calculator", "arguments": {"expression": expression}}) + \
+               '\n</tool_call>'
+        prompt = tokenizer.apply_chat_template(row["prompt"], tools=tools, add_generation_prompt=True, tokenize=False)
+        examples.append((prompt, call))
+        shown = tokenizer.apply_chat_template([*row["prompt"], {"role": "assistant", "content": call},
+                                               {"role": "tool", "name": "calculator", "content": str(a * b)}],
+                                              tools=tools, add_generation_prompt=True, tokenize=False)
+        examples.append((shown, f"#### {a * b}"))
+    rows_ids = []
+    for prompt, target in examples:
+        p = tokenizer(prompt, add_special_tokens=False)["input_ids"]
+        t = tokenizer(target, add_special_tokens=False)["input_ids"] + [tokenizer.eos_token_id]
+        rows_ids.append((p + t, [-100] * len(p) + t))
+    width = max(len(i) for i, _ in rows_ids)
+    ids = torch.tensor([i + [tokenizer.pad_token_id] * (width - len(i)) for i, _ in rows_ids])
+    labels = torch.tensor([lab + [-100] * (width - len(lab)) for _, lab in rows_ids])
+    mask = (torch.arange(width)[None, :] < torch.tensor([len(i) for i, _ in rows_ids])[:, None]).long()
+    optimizer = torch.optim.Adam(model.parameters(), lr=3e-3)
+    targets = labels[:, 1:] != -100
+    for _ in range(400):
+        out = model(input_ids=ids, attention_mask=mask, labels=labels)
+        if (out.logits[:, :-1].argmax(-1)[targets] == labels[:, 1:][targets]).all():
+            break
+        optimizer.zero_grad()
+        out.loss.backward()
+        optimizer.step()
+    else:
+        raise AssertionError("the tiny policy did not learn its tool turns")
+    return model
+
+
+def test_trl_grpo_trainer_runs_a_multi_turn_rlenv_env_through_its_tool_loop(tmp_path):
+    """``GRPOTrainer(environment_factory=...)`` on ``rlenv/Arithmetic-Calculator-v0`` (products of 5-digit
+    numbers): TRL's own loop parses the policy's calls, runs the env's calculator through the environment
+    instances and continues the episode; rlenv's reward grades the final turn."""
+    from trl import GRPOConfig, GRPOTrainer
+    from trl.chat_template_utils import qwen3_template
+
+    from rlenv.integrations.trl import environment_factory
+    from rlenv.trainers.tiny import tiny_tool_tokenizer
+
+    env = rlenv.make("rlenv/Arithmetic-Calculator-v0", chat=True,
+                     base_kwargs={"min_digits": 5, "max_digits": 5, "operations": "*"})
+    factory = environment_factory(env)
+    probe = factory()
+    assert [name for name in ("calculator", "reset", "_call") if callable(getattr(probe, name, None))] == \
+        ["calculator", "reset", "_call"]
+    tokenizer = tiny_tool_tokenizer("qwen2")
+    tokenizer.response_template = qwen3_template  # how TRL parses the calls of a Qwen-style template
+    dataset = to_dataset(env, num_tasks=2)
+    model = _calculator_policy(env, tokenizer, [probe.calculator], list(dataset))
+    args = GRPOConfig(output_dir=str(tmp_path), use_cpu=True, bf16=False, per_device_train_batch_size=4,
+                      num_generations=2, max_completion_length=192, max_steps=2, logging_steps=1, report_to="none",
+                      save_strategy="no", seed=0, learning_rate=1e-3, temperature=1.0)
+    trainer = GRPOTrainer(model=model, reward_funcs=reward_funcs(env), args=args, train_dataset=dataset,
+                          processing_class=tokenizer, environment_factory=factory)
+    trainer.train()
+    steps = [h for h in trainer.state.log_history if "reward" in h]
+    assert len(steps) == 2
+    assert all(h["tools/call_frequency"] > 0 for h in steps)  # the policy's calls ran the env's calculator
+    assert sum(h["rewards/rlenv/math/mean"] for h in steps) > 0  # answers built on its results were graded right
+    assert all(math.isfinite(h["loss"]) for h in steps)
