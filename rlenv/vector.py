@@ -230,8 +230,12 @@ class MultiTurnVectorEnv:
             raise ValueError(f"{type(env.unwrapped).__name__} has no spec to build more instances from: make it with "
                              "rlenv.make, or pass a MultiTurnVectorEnv(make_env, num_tasks, group_size)")
         spec = env.spec
-        made = iter([env])
-        return cls(lambda: next(made, None) or gymnasium.make(spec), num_tasks, group_size)
+        first = [env]
+
+        def make_env() -> gymnasium.Env:
+            return first.pop() if first else gymnasium.make(spec)
+
+        return cls(make_env, num_tasks, group_size)
 
     @property
     def group_ids(self) -> np.ndarray:

@@ -149,9 +149,8 @@ def _calculator_policy(env, tokenizer, tools, rows):
     samples, renders with ``tools`` (the environment's methods, as TRL renders them) and continues."""
     import json
 
-    import torch
-
     from rlenv.trainers.tiny import tiny_causal_lm
+    from tests.evaluation.tool_policy import fit_turns
 
     model = tiny_causal_lm(tokenizer, hidden_size=64, num_layers=2, num_heads=1, max_positions=1024, seed=0)
     examples = []
@@ -167,27 +166,7 @@ def _calculator_policy(env, tokenizer, tools, rows):
                                                {"role": "tool", "name": "calculator", "content": str(a * b)}],
                                               tools=tools, add_generation_prompt=True, tokenize=False)
         examples.append((shown, f"#### {a * b}"))
-    rows_ids = []
-    for prompt, target in examples:
-        p = tokenizer(prompt, add_special_tokens=False)["input_ids"]
-        t = tokenizer(target, add_special_tokens=False)["input_ids"] + [tokenizer.eos_token_id]
-        rows_ids.append((p + t, [-100] * len(p) + t))
-    width = max(len(i) for i, _ in rows_ids)
-    ids = torch.tensor([i + [tokenizer.pad_token_id] * (width - len(i)) for i, _ in rows_ids])
-    labels = torch.tensor([lab + [-100] * (width - len(lab)) for _, lab in rows_ids])
-    mask = (torch.arange(width)[None, :] < torch.tensor([len(i) for i, _ in rows_ids])[:, None]).long()
-    optimizer = torch.optim.Adam(model.parameters(), lr=3e-3)
-    targets = labels[:, 1:] != -100
-    for _ in range(400):
-        out = model(input_ids=ids, attention_mask=mask, labels=labels)
-        if (out.logits[:, :-1].argmax(-1)[targets] == labels[:, 1:][targets]).all():
-            break
-        optimizer.zero_grad()
-        out.loss.backward()
-        optimizer.step()
-    else:
-        raise AssertionError("the tiny policy did not learn its tool turns")
-    return model
+    return fit_turns(model, tokenizer, examples, steps=400, what="calculator policy")
 
 
 def test_trl_grpo_trainer_runs_a_multi_turn_rlenv_env_through_its_tool_loop(tmp_path):

@@ -18,7 +18,8 @@ TOOLS = [{"type": "function", "function": {"name": "echo", "description": "Echo 
                                            "parameters": {"type": "object", "properties": {}}}}]
 
 
-def _task(rng: Any, index: int) -> Task:
+def question_task(rng: Any, index: int) -> Task:
+    """Task ``index`` of the episodes here (its reference is never read: :class:`LengthParity` grades)."""
     return Task(str(index), f"Question {index}?", reference=str(index % 3))
 
 
@@ -39,7 +40,7 @@ class AnsweringEnv(MultiTurnEnv):
     ones is final (the episode terminates there)."""
 
     def __init__(self, turn_reward: float | None = None, final_after: int | None = None, **kwargs: Any):
-        super().__init__(ProceduralSource(_task, size=1000), LengthParity(), chat=True, **kwargs)
+        super().__init__(ProceduralSource(question_task, size=1000), LengthParity(), chat=True, **kwargs)
         self.turn_reward = turn_reward
         self.final_after = final_after
 

@@ -159,3 +159,15 @@ def test_train_takes_a_multi_turn_env_id_and_logs_the_episode_metrics():
         assert metrics["episodes"] == 4 and 1 <= metrics["turns/mean"] <= 4
         assert 0 < metrics["tokens/policy_share"] <= 1 and metrics["tools/calls"] >= 0
         assert 0 <= metrics["truncated/turn_limit"] <= 1
+
+
+def test_the_overlong_penalty_of_one_completion_is_refused_on_multi_turn_episodes():
+    from rlenv.trainers import Trainer
+
+    tokenizer, batch = multiturn_batch(num_tasks=2, group_size=2)
+    policy = tiny_causal_lm(tokenizer, hidden_size=32, num_layers=1, num_heads=2, seed=5)
+    trainer = Trainer(policy, None, ALGORITHMS["dapo"].replace(overlong_buffer=2), {"max_new_tokens": 5,
+                                                                                    "device": "cpu"},
+                      tokenizer=tokenizer)
+    with pytest.raises(ValueError, match="overlong_buffer=2"):
+        trainer.update(batch)
