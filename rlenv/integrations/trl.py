@@ -16,23 +16,13 @@ TRL's contract: ``fn(prompts, completions, **columns) -> list[float | None]``. C
 plain strings or conversational (a list of messages; the last assistant message is scored).
 Rows that belong to another environment (their ``env_id`` column names a different id) get
 ``None``, so several environments can share one multi-task dataset.
-
-A multi-turn tool env (:class:`~rlenv.tools.ToolEnv`) runs through TRL's own tool loop:
-:func:`environment_factory` gives ``GRPOTrainer(environment_factory=...)`` environments whose
-methods are the env's tools (each instance an episode of its own env, reset on the row's task),
-and :func:`reward_funcs` grades the final assistant turn::
-
-    env = rlenv.make("rlenv/Arithmetic-Calculator-v0", chat=True)
-    trainer = GRPOTrainer(model=..., reward_funcs=reward_funcs(env), environment_factory=environment_factory(env),
-                          train_dataset=to_dataset(env, num_tasks=1000), args=GRPOConfig(...))
 """
 
 from __future__ import annotations
 
 import collections
-import inspect
 import itertools
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from rlenv.errors import check_choice
@@ -272,98 +262,3 @@ def _features(env: Any, env_id: str | None) -> Any:
     if env_id is not None:
         columns[ENV_ID_COLUMN] = text
     return datasets.Features(columns)
-
-
-#: Python annotations of the JSON schema types a tool's parameters may have (what TRL's schema reader reads back).
-_JSON_TYPES: dict[str, Any] = {"string": str, "integer": int, "number": float, "boolean": bool, "array": list,
-                               "object": dict}
-
-
-def _tool_method(name: str, schema: Mapping[str, Any]) -> Callable[..., str]:
-    """A method calling the env's tool ``name``, with the signature, annotations and Google-style docstring
-    TRL (``transformers.utils.get_json_schema``) reads the tool's schema from."""
-    function = schema["function"]
-    parameters = function.get("parameters", {})
-    properties = parameters.get("properties", {})
-    required = set(parameters.get("required", []))
-    annotations: dict[str, Any] = {}
-    arguments = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
-    for argument, spec in properties.items():
-        kind = spec.get("type")
-        if kind not in _JSON_TYPES:
-            raise ValueError(f"tool {name!r}: argument {argument!r} has JSON type {kind!r}; TRL's tool schemas take "
-                             f"one of {sorted(_JSON_TYPES)}")
-        annotations[argument] = _JSON_TYPES[kind]
-        arguments.append(inspect.Parameter(argument, inspect.Parameter.KEYWORD_ONLY, annotation=_JSON_TYPES[kind],
-                                           **({} if argument in required else {"default": None})))
-    annotations["return"] = str
-
-    def call(self: Any, **kwargs: Any) -> str:
-        from rlenv.tools.parsing import ToolCall
-
-        return self._call(ToolCall(name, {k: v for k, v in kwargs.items() if v is not None}))
-
-    call.__name__ = call.__qualname__ = name
-    call.__signature__ = inspect.Signature(arguments, return_annotation=str)  # type: ignore[attr-defined]
-    call.__annotations__ = annotations
-    described = "".join(f"\n    {a}: {spec.get('description') or a}" for a, spec in properties.items())
-    call.__doc__ = (function.get("description") or name) + (f"\n\nArgs:{described}" if described else "")
-    return call
-
-
-def environment_factory(env: Any, make_env: Callable[[], Any] | None = None) -> Callable[[], Any]:
-    """A TRL ``environment_factory`` running the tools of the multi-turn tool env ``env``.
-
-    Each instance TRL makes holds its own env (built by ``make_env``, default: from ``env``'s spec,
-    as ``rlenv.make`` records it) and has one method per tool of ``env``, which TRL offers the policy.
-    ``reset(task_id=..., **row)`` starts an episode on the row's task (its per-episode state, such as a
-    Python session, included); a call runs as the env runs it (:meth:`~rlenv.tools.ToolEnv.call_tool`:
-    errors become ``Error: ...`` texts, counted in :attr:`metrics`). The final answer is graded by
-    :func:`reward_funcs` on the conversation's last assistant turn.
-    """
-    from rlenv.tools import ToolEnv
-
-    base = env.unwrapped
-    if not isinstance(base, ToolEnv):
-        raise TypeError(f"environment_factory runs the tools of a rlenv ToolEnv, got {type(base).__name__}")
-    if make_env is None:
-        if env.spec is None:
-            raise ValueError(f"{type(base).__name__} has no spec to build more instances from: make it with "
-                             "rlenv.make, or pass make_env=")
-        import gymnasium
-
-        spec = env.spec
-
-        def make_env() -> Any:
-            return gymnasium.make(spec)
-
-    build = make_env
-
-    class RlenvToolEnvironment:
-        """One episode of a rlenv tool env, driven by TRL's tool loop."""
-
-        def __init__(self) -> None:
-            self.env = build()
-            self.tool_env: ToolEnv = self.env.unwrapped
-
-        def reset(self, **row: Any) -> None:
-            """Start an episode on the row's task (its ``task_id`` column); the prompt is the dataset's."""
-            if TASK_ID_COLUMN not in row:
-                raise KeyError(f"reset needs the row's {TASK_ID_COLUMN!r} column (build the dataset with "
-                               f"rlenv.integrations.trl.to_dataset); got columns {sorted(row)}")
-            self.env.reset(options={"task_id": str(row[TASK_ID_COLUMN])})
-
-        def _call(self, call: Any) -> str:
-            """Run one tool call in this episode (not a tool: TRL offers the public methods only)."""
-            return self.tool_env.call_tool(call)
-
-        @property
-        def metrics(self) -> dict[str, int]:
-            """The episode's tool counters (``calls``, ``errors``, ... as ``info["tool_metrics"]``)."""
-            return dict(self.tool_env.metrics)
-
-    for name, tool in base.tools.items():
-        if name in ("reset", "get_reward") or name.startswith("_") or hasattr(RlenvToolEnvironment, name):
-            raise ValueError(f"a tool named {name!r} cannot be a method of a TRL environment (TRL reserves it)")
-        setattr(RlenvToolEnvironment, name, _tool_method(name, tool.schema))
-    return RlenvToolEnvironment

@@ -53,13 +53,16 @@ def _examples(style: str, data: Path) -> list[tuple[str, str]]:
     return examples
 
 
-def fit_turns(model, tokenizer, examples, steps: int = 300, what: str = "policy"):
-    """Train ``model`` on ``(prompt text, target turn)`` pairs (each target followed by the EOS) until every
-    target token is its greedy choice; an ``AssertionError`` naming ``what`` when ``steps`` are not enough."""
+def train_tool_policy(style: str, data: Path, out: Path, steps: int = 300) -> Path:
+    """Train the tiny ``style`` policy on :func:`_examples` until it reproduces them greedily; save it to ``out``."""
     import torch
 
+    from rlenv.trainers.tiny import save_tiny, tiny_causal_lm, tiny_tool_tokenizer
+
+    tokenizer = tiny_tool_tokenizer(style)
+    model = tiny_causal_lm(tokenizer, hidden_size=64, num_layers=2, num_heads=1, max_positions=1024, seed=0)
     rows = []
-    for prompt, target in examples:
+    for prompt, target in _examples(style, data):
         prompt_ids = tokenizer(prompt, add_special_tokens=False)["input_ids"]
         target_ids = tokenizer(target, add_special_tokens=False)["input_ids"] + [tokenizer.eos_token_id]
         rows.append((prompt_ids + target_ids, [-100] * len(prompt_ids) + target_ids))
@@ -80,17 +83,7 @@ def fit_turns(model, tokenizer, examples, steps: int = 300, what: str = "policy"
             output.loss.backward()
             optimizer.step()
         else:
-            raise AssertionError(f"the tiny {what} did not learn its turns in {steps} steps")
+            raise AssertionError(f"the tiny {style} policy did not learn its turns in {steps} steps")
     finally:
         torch.set_num_threads(threads)
-    return model
-
-
-def train_tool_policy(style: str, data: Path, out: Path, steps: int = 300) -> Path:
-    """Train the tiny ``style`` policy on :func:`_examples` until it reproduces them greedily; save it to ``out``."""
-    from rlenv.trainers.tiny import save_tiny, tiny_causal_lm, tiny_tool_tokenizer
-
-    tokenizer = tiny_tool_tokenizer(style)
-    model = tiny_causal_lm(tokenizer, hidden_size=64, num_layers=2, num_heads=1, max_positions=1024, seed=0)
-    fit_turns(model, tokenizer, _examples(style, data), steps, what=f"{style} policy")
     return save_tiny(model.eval(), tokenizer, out)
