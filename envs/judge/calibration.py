@@ -9,7 +9,10 @@
 * ``length_bias`` — among pairs of different lengths the judge decided, the fraction where it picked
   the longer side minus the fraction where the labels did: above 0, the judge favours length beyond
   what the labels justify;
-* ``errors`` — pairs whose verdict could not be read or whose request failed.
+* ``errors`` — pairs whose verdict could not be read or whose request failed;
+* ``usage`` — what the judge's requests cost (:func:`~rlenv.envs.judge.model.judge_usage`).
+
+``rlenv judge calibrate PREFERENCES.jsonl --model M`` runs :func:`calibrate` from the command line.
 
 :func:`length_slope` measures a score judge's length bias as a slope, for
 :class:`~rlenv.envs.judge.verifiers.LengthCorrection`.
@@ -22,6 +25,7 @@ import math
 import statistics
 from collections.abc import Mapping, Sequence
 
+from rlenv.envs.judge.model import judge_usage
 from rlenv.envs.judge.verifiers import LengthCorrection, PairwiseJudge, ScoreJudge
 from rlenv.types import Status, Task
 
@@ -35,6 +39,7 @@ class Calibration:
     agreement: float | None
     swap_consistency: float | None
     length_bias: float | None
+    usage: dict[str, int] = dataclasses.field(default_factory=dict, compare=False)
 
 
 def calibrate(judge: PairwiseJudge, rows: Sequence[Mapping[str, str]]) -> Calibration:
@@ -44,8 +49,9 @@ def calibrate(judge: PairwiseJudge, rows: Sequence[Mapping[str, str]]) -> Calibr
         raise ValueError(f"calibration rows need prompt, chosen and rejected; rows {missing[:5]} lack one")
     results = judge.compare([(r["prompt"], r["chosen"], r["rejected"]) for r in rows])
     judged = [(row, r) for row, r in zip(rows, results, strict=True) if r.status is not Status.ERROR]
+    usage = judge_usage(results)
     if not judged:
-        return Calibration(len(rows), len(rows), None, None, None)
+        return Calibration(len(rows), len(rows), None, None, None, usage)
     longer_picks, longer_labels, counted = 0, 0, 0
     for row, result in judged:
         lengths = len(row["chosen"]), len(row["rejected"])
@@ -60,6 +66,7 @@ def calibrate(judge: PairwiseJudge, rows: Sequence[Mapping[str, str]]) -> Calibr
         agreement=sum(r.value == 1.0 for _, r in judged) / len(judged),
         swap_consistency=sum(not r.details["position_disagreement"] for _, r in judged) / len(judged),
         length_bias=(longer_picks - longer_labels) / counted if counted else None,
+        usage=usage,
     )
 
 

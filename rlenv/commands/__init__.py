@@ -10,6 +10,7 @@ COMMAND_MODULES = [
     "rlenv.commands.report",
     "rlenv.commands.demo",
     "rlenv.commands.audit",
+    "rlenv.commands.judge",
     "rlenv.commands.sandbox",
     "rlenv.commands.train",
     "rlenv.commands.merge_lora",

@@ -46,15 +46,16 @@ def scoring_executor(args: argparse.Namespace) -> str:
     return args.executor
 
 
-def parse_env_args(pairs: list[str]) -> dict[str, Any]:
+def parse_env_args(pairs: list[str], flag: str = "--env-arg") -> dict[str, Any]:
     """``["level=3", "seed=1"]`` -> ``{"level": 3, "seed": 1}``; values are JSON when they parse, else strings.
 
     A string value is kept verbatim, surrounding whitespace included (prompt templates need it).
+    ``flag`` is the option the pairs came from, for the error on a pair without ``=``.
     """
     overrides: dict[str, Any] = {}
     for pair in pairs:
         if "=" not in pair:
-            raise ValueError(f"--env-arg {pair!r} must look like KEY=VALUE, e.g. level=3")
+            raise ValueError(f"{flag} {pair!r} must look like KEY=VALUE, e.g. level=3")
         key, text = pair.split("=", 1)
         key = key.strip()
         try:

@@ -8,7 +8,8 @@ For the policy-gradient family:
 
 Writes ``DIR/samples.jsonl`` (a few completions with
 their verdicts at step 1 and every 10 steps: ``--set log_samples=N --set log_samples_every=K``),
-checkpoints ``DIR/checkpoint-N/`` (with ``--save-every``), TensorBoard logs (``--tensorboard``),
+checkpoints ``DIR/checkpoint-N/`` (with ``--save-every``), experiment tracking (``--report-to
+tensorboard,wandb``: TensorBoard, Weights & Biases, Trackio, MLflow; :mod:`rlenv.trainers.tracking`),
 the trained model in ``DIR/final/`` (with LoRA, ``--lora-r``: merged; checkpoints hold the adapters,
 ``rlenv merge-lora`` merges one) and ``DIR/report.html`` (curves and samples, ``rlenv report``).
 Every algorithm writes ``DIR/manifest.json`` (:mod:`rlenv.manifest`: env, data, verifier, settings,
@@ -60,7 +61,7 @@ FLAGS: dict[str, dict[str, str]] = {
     "save_total_limit": {"policy_gradient": "save_total_limit"},
     "stall_warning_steps": {"policy_gradient": "stall_warning_steps", "self_training": "stall_warning_rounds",
                             "online_preference": "stall_warning_rounds"},
-    "tensorboard": {"policy_gradient": "tensorboard"},
+    **{name: {"policy_gradient": name} for name in ("report_to", "run_name", "tracking_project")},
     **{name: {"policy_gradient": name} for name in ("dtype", "autocast", "lora_r", "lora_alpha", "lora_dropout",
                                                     "lora_target_modules", "fsdp", "pack_sequences",
                                                     "micro_batch_tokens")},

@@ -8,6 +8,8 @@ An output directory holds:
   (Ctrl-C); the resumed run scores them instead of generating them again;
 * ``config.json`` — the run's settings (written with the first scored samples, so a run that
   fails before scoring anything leaves nothing); resuming with different settings is an error;
+* ``manifest.json`` — how the run was made (:mod:`rlenv.manifest`), and when it ends what an AI
+  judge cost (``judge_usage``: requests, cache hits, failures, characters, tokens);
 * ``summary.json`` / ``summary.md`` — metrics with confidence intervals;
 * ``pass_at_k.png`` — the pass@k curve;
 * ``report.html`` — the page to read the samples (:mod:`rlenv.report`).
@@ -33,6 +35,7 @@ from rlenv.evaluation.episodes import Episode, is_multi_turn, play_episodes
 from rlenv.evaluation.report import markdown_summary, plot_pass_at_k
 from rlenv.evaluation.results import METRIC_FAMILIES, summarize
 from rlenv.jsonl import read_jsonl
+from rlenv.manifest import MANIFEST_FILE, record_outcome, run_manifest, write_manifest
 from rlenv.scoring import resolve_samples as resolve_samples_to_tasks
 from rlenv.scoring import score_tasks
 from rlenv.types import Completion, RewardResult, Task
@@ -408,6 +411,8 @@ def write_reports(store: ResultStore, options: EvalOptions) -> dict[str, Any]:
     out = store.out_dir
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     (out / "summary.md").write_text(markdown_summary(summary, options.title), encoding="utf-8")
+    if "judge_usage" in summary and (out / MANIFEST_FILE).exists():  # a run that wrote a manifest (all do now)
+        record_outcome(out, {"judge_usage": summary["judge_usage"]})
     if options.plot and any(name.startswith("pass@") for name in summary["metrics"]):
         plot_pass_at_k(summary, out / "pass_at_k.png", title=options.title)
     if options.report:
@@ -424,11 +429,9 @@ def _finish(env: Any, store: ResultStore, options: EvalOptions) -> dict[str, Any
 
 def _start(env: Any, out_dir: str | Path, config: Mapping[str, Any], options: EvalOptions) -> None:
     """Write ``config.json`` and ``manifest.json``: the first scored samples are about to be stored."""
-    from rlenv.manifest import run_manifest, write_manifest
-
     write_config(out_dir, config)
     settings = {**config, "errors": options.errors, "bootstrap_seed": options.seed}
-    write_manifest(Path(out_dir) / "manifest.json", run_manifest("eval", env, settings))
+    write_manifest(Path(out_dir) / MANIFEST_FILE, run_manifest("eval", env, settings))
 
 
 def evaluate_samples(

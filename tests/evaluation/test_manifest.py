@@ -4,8 +4,10 @@ anything but the model."""
 import json
 import logging
 
+import pytest
+
 from rlenv.cli import main
-from rlenv.manifest import manifest_differences
+from rlenv.manifest import manifest_differences, record_outcome
 
 ENV = "rlenv/Arithmetic-v0"
 
@@ -88,3 +90,14 @@ def test_a_long_list_that_differs_is_summarized_not_printed_whole():
     (line,) = manifest_differences(a, b)
     assert line == "settings.task_indices: [0, 1, 2, ... 299] (300 items) -> [1, 2, 3, ... 300] (300 items)"
     assert len(line) < 120
+
+
+def test_a_run_records_only_its_outcome_keys_in_an_existing_manifest(tmp_path):
+    manifest = evaluate(tmp_path, "a")
+    assert "judge_usage" not in manifest  # no judge, no usage
+    record_outcome(tmp_path / "a", {"judge_usage": {"requests": 2}})
+    assert json.loads((tmp_path / "a" / "manifest.json").read_text()) == {**manifest, "judge_usage": {"requests": 2}}
+    with pytest.raises(ValueError, match=r"got \['loss'\]"):
+        record_outcome(tmp_path / "a", {"loss": 1.0})
+    with pytest.raises(FileNotFoundError, match="no manifest"):
+        record_outcome(tmp_path / "missing", {"judge_usage": {}})

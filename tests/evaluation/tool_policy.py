@@ -53,8 +53,9 @@ def _examples(style: str, data: Path) -> list[tuple[str, str]]:
     return examples
 
 
-def train_tool_policy(style: str, data: Path, out: Path, steps: int = 300) -> Path:
-    """Train the tiny ``style`` policy on :func:`_examples` until it reproduces them greedily; save it to ``out``."""
+def train_tool_policy(style: str, data: Path, out: Path, steps: int = 300, confidence: float = 0.0) -> Path:
+    """Train the tiny ``style`` policy on :func:`_examples` until it reproduces them greedily and gives
+    every target token at least probability ``confidence`` (so that sampling reproduces them too); save it to ``out``."""
     import torch
 
     from rlenv.trainers.tiny import save_tiny, tiny_causal_lm, tiny_tool_tokenizer
@@ -77,8 +78,11 @@ def train_tool_policy(style: str, data: Path, out: Path, steps: int = 300) -> Pa
     try:
         for _ in range(steps):
             output = model(input_ids=ids, attention_mask=mask, labels=labels)
-            if (output.logits[:, :-1].argmax(-1)[targets] == labels[:, 1:][targets]).all():
-                break  # every target token is the greedy choice
+            logits = output.logits[:, :-1][targets]
+            chosen = labels[:, 1:][targets]
+            greedy = (logits.argmax(-1) == chosen).all()
+            if greedy and logits.softmax(-1).gather(-1, chosen[:, None]).min() >= confidence:
+                break  # every target token is the greedy choice, and likely enough
             optimizer.zero_grad()
             output.loss.backward()
             optimizer.step()

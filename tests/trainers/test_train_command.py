@@ -50,7 +50,7 @@ def test_rlenv_train_runs_saves_and_resumes(tmp_path):
     assert [json.loads(x)["step"] for x in (out / "metrics.jsonl").read_text().splitlines()] == [1.0, 2.0, 3.0]
 
 
-def test_rlenv_train_in_bf16_with_lora_saves_adapters_and_a_merged_final_model(tmp_path):
+def test_rlenv_train_in_bf16_with_lora_saves_adapters_a_merged_final_model_and_tensorboard_logs(tmp_path):
     import torch
     from transformers import AutoModelForCausalLM
 
@@ -60,8 +60,16 @@ def test_rlenv_train_in_bf16_with_lora_saves_adapters_and_a_merged_final_model(t
     done = run_cli("train", "rlenv/ExactMatch-v0", "--model", str(model_dir), "--algorithm", "grpo", "--output",
                    str(out), "--num-tasks", "2", "--group-size", "2", "--max-new-tokens", "6", "--lr", "1e-2",
                    "--steps", "2", "--dtype", "bfloat16", "--lora-r", "4", "--set", "progress=false",
-                   "--algo-set", "entropy_coef=0.1")  # a gradient even when every reward is 0
+                   "--algo-set", "entropy_coef=0.1",  # a gradient even when every reward is 0
+                   "--report-to", "tensorboard", "--run-name", "cli-run")
     assert done.returncode == 0, done.stderr
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    events = EventAccumulator(str(out / "tensorboard"), size_guidance={"tensors": 0}).Reload()
+    assert [e.step for e in events.Scalars("reward/mean")] == [1, 2]
+    (settings,) = events.Tensors("run/settings/text_summary")
+    settings = json.loads(settings.tensor_proto.string_val[0].decode().strip("`\n"))
+    assert settings["name"] == "cli-run" and settings["config"]["report_to"] == "tensorboard"
     config = json.loads((out / "manifest.json").read_text())["settings"]["config"]
     assert config["dtype"] == "bfloat16" and config["lora_r"] == 4
     assert (out / "checkpoint-2" / "adapter_config.json").exists() and not (out / "checkpoint-2" / "model.safetensors").exists()

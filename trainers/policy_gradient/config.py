@@ -4,13 +4,16 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Any
 
+from rlenv.deprecation import warn_moved
 from rlenv.errors import check_choice
 from rlenv.trainers.policy_gradient.asynchronous import AsyncRolloutSettings
 from rlenv.trainers.policy_gradient.corrections import OffPolicyCorrection
 from rlenv.trainers.precision import DTYPES
 from rlenv.trainers.rollout import FailurePolicy
+from rlenv.trainers.tracking import backend_names
 
 LR_SCHEDULES = ("constant", "linear", "cosine")
 OPTIMIZERS = ("adamw", "sgd")
@@ -78,7 +81,7 @@ class TrainerConfig(AsyncRolloutSettings, OffPolicyCorrection, FailurePolicy):
         seed: base seed of tasks, sampling and shuffling.
         device: torch device (None = ``accelerate``'s choice: this rank's GPU, else CPU).
         output_dir: where metrics (``metrics.jsonl``), logged samples (``samples.jsonl``),
-            TensorBoard logs and checkpoints go.
+            the trackers' local files and checkpoints go.
         log_samples: completions written to ``output_dir/samples.jsonl`` at each logged step
             (spread over the batch; 0 = none), with their prompt, reward, status, components,
             verifier details and hacks, for ``rlenv report``.
@@ -88,8 +91,12 @@ class TrainerConfig(AsyncRolloutSettings, OffPolicyCorrection, FailurePolicy):
             ``output_dir`` (None = keep all).
         stall_warning_steps: warn once when this many consecutive steps had every episode
             unparsable or every group's rewards equal (no learning signal; 0 = never).
-        tensorboard: also write TensorBoard logs under ``output_dir/tensorboard``: the scalars, the
-            settings (``run/settings``) and the logged samples (a ``samples`` table).
+        report_to: experiment trackers that also get each step's metrics, the run's name, settings and
+            manifest and tables of the logged samples: comma-separated names among ``tensorboard``,
+            ``wandb``, ``trackio``, ``mlflow`` (each an extra, ``pip install 'rlenv-lm[wandb]'``; see
+            :mod:`rlenv.trainers.tracking`; "" = none). Needs ``output_dir``.
+        run_name: the run's name in the trackers (None = the name of ``output_dir``).
+        tracking_project: the wandb project, Trackio project or MLflow experiment of the run.
         progress: show a progress bar.
     """
 
@@ -134,7 +141,9 @@ class TrainerConfig(AsyncRolloutSettings, OffPolicyCorrection, FailurePolicy):
     save_every: int = 0
     save_total_limit: int | None = None
     stall_warning_steps: int = 10
-    tensorboard: bool = False
+    report_to: str = ""
+    run_name: str | None = None
+    tracking_project: str = "rlenv"
     progress: bool = True
 
     def __post_init__(self) -> None:
@@ -157,6 +166,9 @@ class TrainerConfig(AsyncRolloutSettings, OffPolicyCorrection, FailurePolicy):
         check_choice("lr_schedule", self.lr_schedule, LR_SCHEDULES)
         check_choice("optimizer", self.optimizer, OPTIMIZERS)
         check_choice("critic_backbone", self.critic_backbone, CRITIC_BACKBONES)
+        if backend_names(self.report_to) and self.output_dir is None:
+            raise ValueError(f"report_to={self.report_to!r} needs output_dir (the trackers' files and the run's "
+                             "name come from it)")
         if self.micro_batch_tokens is not None and self.micro_batch_tokens < 1:
             raise ValueError(f"micro_batch_tokens must be None or >= 1, got {self.micro_batch_tokens}")
         check_choice("dtype", self.dtype, tuple(DTYPES))
@@ -187,3 +199,22 @@ class TrainerConfig(AsyncRolloutSettings, OffPolicyCorrection, FailurePolicy):
         if unknown:
             raise ValueError(f"unknown TrainerConfig field(s) {sorted(unknown)}; known: {sorted(known)}")
         return cls(**values)
+
+
+def _accept_tensorboard_switch(cls: type) -> None:
+    """Let ``TrainerConfig(tensorboard=True)`` (the switch ``report_to`` replaced) work for one release:
+    it warns and adds ``tensorboard`` to ``report_to``; ``tensorboard=False`` warns and changes nothing."""
+    init = cls.__dict__["__init__"]  # the dataclass's own
+
+    @functools.wraps(init)
+    def __init__(self: Any, *args: Any, tensorboard: bool | None = None, **kwargs: Any) -> None:
+        if tensorboard is not None:
+            warn_moved("TrainerConfig(tensorboard=...)", "TrainerConfig(report_to='tensorboard')")
+            if tensorboard and "tensorboard" not in backend_names(kwargs.get("report_to", "")):
+                kwargs["report_to"] = ",".join(filter(None, (kwargs.get("report_to", ""), "tensorboard")))
+        init(self, *args, **kwargs)
+
+    setattr(cls, "__init__", __init__)  # noqa: B010  (mypy refuses assigning a class's __init__)
+
+
+_accept_tensorboard_switch(TrainerConfig)  # the old switch, for one release

@@ -39,8 +39,9 @@ from tqdm.auto import tqdm
 
 from rlenv.inference import Sampling, make_rollout_generator
 from rlenv.inference.policy import GenerateFn
+from rlenv.manifest import MANIFEST_FILE, run_manifest, write_manifest
 from rlenv.trainers import distributed as dist
-from rlenv.trainers import lora, sharding
+from rlenv.trainers import lora, sharding, tracking
 from rlenv.trainers.batch import EpisodeBatch, outcome_token_rewards
 from rlenv.trainers.logprobs import batch_logprobs, completion_logprobs, micro_batches
 from rlenv.trainers.multiturn import multiturn_metrics
@@ -81,11 +82,6 @@ def logged_sample(batch: EpisodeBatch, i: int, step: int) -> dict[str, Any]:
             "components": dict(getattr(result, "components", None) or {}),
             "details": dict(getattr(result, "details", None) or {}), "hacks": info("hacks") or [],
             "metadata": info("metadata") or {}}
-
-
-def _cell(value: Any) -> str:
-    """``value`` as the text of one Markdown table cell."""
-    return str(value).replace("|", "\\|").replace("\n", "<br>")
 
 
 def filled(value: torch.Tensor | None, name: str) -> torch.Tensor:
@@ -189,7 +185,8 @@ class Trainer:
         self._fail_fast = FailFast(self.config, self.env)
         self._stall = StallWarning(self.config.stall_warning_steps, self.config.lr, self._fail_fast.env_name)
         self.history: list[dict[str, float]] = []
-        self._writer: Any = None
+        self._trackers: tracking.Trackers | None = None
+        self._run_manifest: dict[str, Any] | None = None  # the manifest train() wrote
         self._async: AsyncRollouts | None = None
         self._sampling = sampling
 
@@ -355,7 +352,8 @@ class Trainer:
             if self.config.output_dir and dist.rank() == 0:
                 self._drop_logged_after(self.step)
         if self.config.output_dir and dist.rank() == 0:
-            self._write_manifest(self.config.output_dir)
+            self._run_manifest = self._manifest()
+            write_manifest(Path(self.config.output_dir) / MANIFEST_FILE, self._run_manifest)
         total = self.config.steps if steps is None else steps
         bar = tqdm(total=total, initial=self.step, desc=f"{self.algorithm.name}",
                    disable=None if self.config.progress and dist.rank() == 0 else True)  # a terminal only
@@ -371,8 +369,9 @@ class Trainer:
                     self.save_checkpoint(Path(self.config.output_dir) / f"checkpoint-{self.step}")
         finally:
             bar.close()
-            if self._writer is not None:
-                self._writer.flush()
+            if self._trackers is not None:
+                self._trackers.close()
+                self._trackers = None
             if self._async is not None:
                 self._async.close()
                 self._async = None
@@ -428,14 +427,12 @@ class Trainer:
                                         failures=cfg.failure_policy())
         return self._async
 
-    def _write_manifest(self, output_dir: str) -> None:
-        """``output_dir/manifest.json``: env, data, verifier, algorithm, settings and library versions."""
-        from rlenv.manifest import run_manifest, write_manifest
-
+    def _manifest(self) -> dict[str, Any]:
+        """The run's ``manifest.json``: env, data, verifier, algorithm, settings and library versions."""
         env = getattr(self.env, "env", None)
         settings = {"config": dataclasses.asdict(self.config), "algorithm": dataclasses.asdict(self.algorithm),
                     "model": getattr(self.policy, "name_or_path", None), "world_size": dist.world_size()}
-        write_manifest(Path(output_dir) / "manifest.json", run_manifest("train", env, settings))
+        return run_manifest("train", env, settings)
 
     # -- update ---------------------------------------------------------------------------------
     @torch.no_grad()
@@ -660,23 +657,24 @@ class Trainer:
         out.mkdir(parents=True, exist_ok=True)
         with (out / "metrics.jsonl").open("a", encoding="utf-8") as fh:
             fh.write(json.dumps(metrics) + "\n")
-        writer = self._tensorboard(out)
-        if writer is not None:
-            for key, value in metrics.items():
-                writer.add_scalar(key, value, self.step)
+        trackers = self._tracking()
+        if trackers is not None:
+            trackers.log_metrics(metrics, self.step)
 
-    def _tensorboard(self, out: Path) -> Any:
-        """The TensorBoard writer (``config.tensorboard``, rank 0), created with the run's settings as
-        its ``run/settings`` text (the manifest's algorithm and config, as JSON)."""
-        if not self.config.tensorboard:
+    def _tracking(self) -> tracking.Trackers | None:
+        """The runs of ``config.report_to`` (rank 0; None when it names no backend), opened at the first
+        logged step with the run's name, settings and manifest; :meth:`train` closes them at its end."""
+        cfg = self.config
+        if cfg.output_dir is None or not tracking.backend_names(cfg.report_to):
             return None
-        if self._writer is None:
-            from torch.utils.tensorboard import SummaryWriter
-
-            self._writer = SummaryWriter(str(out / "tensorboard"))
-            settings = {"algorithm": dataclasses.asdict(self.algorithm), "config": dataclasses.asdict(self.config)}
-            self._writer.add_text("run/settings", "```\n" + json.dumps(settings, indent=2, default=str) + "\n```", 0)
-        return self._writer
+        if self._trackers is None:
+            out = Path(cfg.output_dir)
+            settings = {"algorithm": dataclasses.asdict(self.algorithm), "config": dataclasses.asdict(cfg)}
+            run = tracking.TrackedRun(name=cfg.run_name or out.resolve().name, project=cfg.tracking_project,
+                                      output_dir=out, config=json.loads(json.dumps(settings, default=str)),
+                                      manifest=self._run_manifest or self._manifest())
+            self._trackers = tracking.start(cfg.report_to, run)
+        return self._trackers
 
     def _log_samples(self, batch: EpisodeBatch) -> None:
         """Append ``config.log_samples`` of this step's episodes to ``samples.jsonl`` (rank 0, logged steps)."""
@@ -691,12 +689,9 @@ class Trainer:
         with (out / SAMPLES_FILE).open("a", encoding="utf-8") as fh:
             for row in rows:
                 fh.write(json.dumps(row, default=str) + "\n")
-        writer = self._tensorboard(out)
-        if writer is not None:  # a table: prompt, completion, reward, status
-            cells = ["| prompt | completion | reward | status |", "|---|---|---|---|"]
-            cells += ["| " + " | ".join(_cell(row[k]) for k in ("prompt", "completion", "reward", "status")) + " |"
-                      for row in rows]
-            writer.add_text("samples", "\n".join(cells), self.step)
+        trackers = self._tracking()
+        if trackers is not None:
+            trackers.log_samples(rows, self.step)
 
     # -- checkpoints ----------------------------------------------------------------------------
     def state_dict(self) -> dict[str, Any]:

@@ -1,8 +1,11 @@
 """Calibration of a pairwise judge on labeled preference rows, against the deterministic judge double
 (a test double of an LLM judge with a chosen bias, :mod:`tests.envs.judge.judge_server`) at 127.0.0.1."""
 
+import json
+
 import pytest
 
+from rlenv.cli import main
 from rlenv.envs.judge import JudgeModel, PairwiseJudge
 from rlenv.envs.judge.calibration import Calibration, calibrate
 
@@ -52,3 +55,34 @@ def test_a_measured_length_slope_corrects_a_length_biased_score_judge(judge_url)
     assert [r.components["uncorrected"] for r in fixed] == raw
     spread = statistics.pstdev(r.value for r in fixed)
     assert spread < 0.5 * statistics.pstdev(raw)
+
+
+def _preferences(tmp_path, rows):
+    path = tmp_path / "preferences.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return str(path)
+
+
+def test_the_calibrate_command_prints_agreement_swap_consistency_length_bias_and_usage(judge_url, tmp_path, capsys):
+    path = _preferences(tmp_path, ROWS)
+    assert main(["judge", "calibrate", path, "--model", "longer", "--base-url", judge_url,
+                 "--judge-option", "max_retries=0"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[:4] == ["8 pairs, 0 without a verdict (judge errors)", "agreement         0.500",
+                       "swap consistency  1.000", "length bias       +0.500"]
+    assert out[4].startswith("judge usage       requests 16, cache_hits 0, failures 0,")  # 8 pairs, both orders
+    assert main(["judge", "calibrate", path, "--model", "fair", "--base-url", judge_url, "--json"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    assert (found["agreement"], found["swap_consistency"], found["length_bias"]) == (1.0, 1.0, 0.0)
+    assert found["usage"]["requests"] == 16 and found["usage"]["prompt_tokens"] > 0
+
+
+def test_the_calibrate_command_fails_when_nothing_was_judged_and_names_bad_rows(judge_url, tmp_path, capsys):
+    assert main(["judge", "calibrate", _preferences(tmp_path, ROWS[:2]), "--model", "garbage",
+                 "--base-url", judge_url, "--judge-option", "max_retries=0"]) == 1
+    assert "nothing was measured" in capsys.readouterr().out
+    assert main(["judge", "calibrate", _preferences(tmp_path, [{"prompt": "q", "chosen": "a"}]), "--model", "fair",
+                 "--base-url", judge_url]) == 2
+    assert "rejected" in capsys.readouterr().err
+    assert main(["judge", "calibrate", _preferences(tmp_path, ROWS), "--model", "fair", "--judge-option", "oops"]) == 2
+    assert "--judge-option 'oops' must look like KEY=VALUE" in capsys.readouterr().err

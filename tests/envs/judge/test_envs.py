@@ -101,3 +101,37 @@ def test_verdicts_flow_through_ray(judge_url):
         ray.shutdown()
     assert [r.value for r in remote] == [0.5, 0.0, 1.0]
     assert [r.to_dict() for r in remote] == [r.to_dict() for r in score_tasks(ranker, tasks, texts)]
+
+
+def test_rlenv_eval_records_the_judge_usage_in_its_summary_and_manifest(judge_url, entry_point_path, tmp_path):
+    from rlenv.cli import main
+    from rlenv.manifest import manifest_differences
+
+    samples = tmp_path / "samples.jsonl"
+    samples.write_text("".join(json.dumps({"task_id": f"open-{i}", "completion": "good"}) + "\n" for i in range(3)),
+                       encoding="utf-8")
+    options = ["--env-arg", "judge_model=fair", "--env-arg", json.dumps({"base_url": judge_url}).join(
+        ["judge_options=", ""]), "--samples", str(samples), "--no-report", "--no-plot"]
+    manifests = []
+    for name in ("a", "b"):
+        assert main(["eval", "rlenv/Judge-v0", *options, "--out", str(tmp_path / name)]) == 0
+        manifests.append(json.loads((tmp_path / name / "manifest.json").read_text()))
+    usage = manifests[0]["judge_usage"]
+    assert usage == json.loads((tmp_path / "a" / "summary.json").read_text())["judge_usage"]
+    assert usage["requests"] == 3 and usage["cache_hits"] == 0 and usage["failures"] == 0
+    assert usage["prompt_tokens"] > 0 and usage["completion_tokens"] > 0  # the server's counts
+    assert manifests[0]["env"]["verifier"]["judge"]["model"] == "fair"
+    assert manifest_differences(manifests[0], manifests[1]) == []  # a run's cost is its outcome, not a setting
+
+
+def test_a_training_run_on_a_judge_env_logs_the_judge_usage_of_every_step(judge_env, one_torch_thread):
+    from rlenv.trainers import Trainer
+    from tests.trainers.trainer_helpers import tiny_policy
+
+    model, tok = tiny_policy(hidden_size=32)
+    trainer = Trainer(model, judge_env(), "grpo", tokenizer=tok,
+                      config=dict(num_tasks=2, group_size=2, max_new_tokens=4, progress=False))
+    history = trainer.train(steps=2)
+    for metrics in history:  # 4 episodes a step, each judged once (no cache)
+        assert metrics["judge_usage/requests"] == 4.0 and metrics["judge_usage/failures"] == 0.0
+        assert metrics["judge_usage/prompt_tokens"] > 0 and metrics["judge_usage/prompt_chars"] > 0
