@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, cast
 
 import gymnasium
 import numpy as np
@@ -11,10 +11,18 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode
 
-from rlenv.env import text_env
+from rlenv.env import TextEnv, text_env
 from rlenv.multiturn import MultiTurnEnv
 from rlenv.scoring import Executor, make_executor, release_executor, score_tasks
 from rlenv.types import Task
+
+
+def draw_indices(base: TextEnv, rng: np.random.Generator, num_tasks: int) -> list[int]:
+    """``num_tasks`` task indices of ``base``'s source drawn with ``rng``: distinct when the source has that many."""
+    size = base.source.size
+    if size is not None and size >= num_tasks:
+        return [int(i) for i in rng.choice(size, size=num_tasks, replace=False)]
+    return [base.sample_index(rng) for _ in range(num_tasks)]
 
 
 class TextVectorEnv(gymnasium.vector.VectorEnv):
@@ -76,10 +84,7 @@ class TextVectorEnv(gymnasium.vector.VectorEnv):
         return np.repeat(np.arange(self.num_tasks), self.group_size)
 
     def _draw_indices(self) -> list[int]:
-        size = self.base.source.size
-        if size is not None and size >= self.num_tasks:
-            return [int(i) for i in self.np_random.choice(size, size=self.num_tasks, replace=False)]
-        return [self.base.sample_index(self.np_random) for _ in range(self.num_tasks)]
+        return draw_indices(self.base, self.np_random, self.num_tasks)
 
     def _pinned_indices(self, options: dict[str, Any]) -> list[int]:
         unknown = set(options) - {"indices", "task_ids"}
@@ -181,3 +186,92 @@ class TextVectorEnv(gymnasium.vector.VectorEnv):
     def close_extras(self, **kwargs: Any) -> None:
         release_executor(self._pool, self._executor_arg)
         self._pool = None
+
+
+class MultiTurnVectorEnv:
+    """``num_tasks * group_size`` multi-turn episodes played side by side, one env instance each.
+
+    ``reset`` draws ``num_tasks`` tasks as :class:`TextVectorEnv` does (distinct when the source
+    has that many), repeats each ``group_size`` times consecutively (``group_id`` ``g`` for
+    episodes ``[g*group_size, (g+1)*group_size)``) and resets instance ``i`` on the task of
+    episode ``i``. The episodes are then stepped one by one through :attr:`envs` (each a
+    :class:`~rlenv.multiturn.MultiTurnEnv`, possibly wrapped), as many turns as each needs:
+    a trainer's multi-turn rollout (``rlenv.trainers.multiturn``) does it in lockstep.
+
+    Args:
+        make_env: Builds one instance (called ``num_tasks * group_size`` times).
+        num_tasks: Distinct prompts per batch.
+        group_size: Episodes per prompt.
+    """
+
+    def __init__(self, make_env: Callable[[], gymnasium.Env], num_tasks: int, group_size: int = 1):
+        for name, value in (("num_tasks", num_tasks), ("group_size", group_size)):
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ValueError(f"{name} must be a positive int, got {value!r}")
+        self.num_tasks = num_tasks
+        self.group_size = group_size
+        self.num_envs = num_tasks * group_size
+        self.envs = [make_env() for _ in range(self.num_envs)]
+        for env in self.envs:
+            if not isinstance(getattr(env, "unwrapped", None), MultiTurnEnv):
+                raise TypeError(f"MultiTurnVectorEnv plays multi-turn envs, make_env built "
+                                f"{type(getattr(env, 'unwrapped', env)).__name__}")
+        #: Each instance's :class:`~rlenv.multiturn.MultiTurnEnv` (under its wrappers).
+        self.bases: list[MultiTurnEnv] = [cast(MultiTurnEnv, env.unwrapped) for env in self.envs]  # checked above
+        self.base = self.bases[0]
+        self.env = self.envs[0]
+        self._np_random, _ = seeding.np_random()
+
+    @classmethod
+    def from_env(cls, env: gymnasium.Env, num_tasks: int, group_size: int = 1) -> MultiTurnVectorEnv:
+        """Instances of ``env`` rebuilt from its ``spec`` (what ``rlenv.make`` / ``gymnasium.make`` record,
+        wrappers included); ``env`` itself is the first one."""
+        if env.spec is None:
+            raise ValueError(f"{type(env.unwrapped).__name__} has no spec to build more instances from: make it with "
+                             "rlenv.make, or pass a MultiTurnVectorEnv(make_env, num_tasks, group_size)")
+        spec = env.spec
+        first = [env]
+
+        def make_env() -> gymnasium.Env:
+            return first.pop() if first else gymnasium.make(spec)
+
+        return cls(make_env, num_tasks, group_size)
+
+    @property
+    def group_ids(self) -> np.ndarray:
+        """Group id of each episode, shape ``(num_envs,)``."""
+        return np.repeat(np.arange(self.num_tasks), self.group_size)
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None,
+              ) -> tuple[list[Any], dict[str, Any]]:
+        """Start a batch of episodes; returns each episode's first observation and
+        ``{"group_id", "index", "info"}`` (``info``: each instance's reset info, ``tools`` included).
+
+        Args:
+            seed: Seeds the draw of the tasks and, through it, each instance's reset.
+            options: ``{"indices": [...]}`` (one per task) pins the tasks.
+        """
+        if seed is not None:
+            self._np_random, _ = seeding.np_random(int(seed))
+        options = dict(options or {})
+        if set(options) - {"indices"}:
+            raise ValueError(f"reset options may only hold 'indices', got {sorted(options)}")
+        if "indices" in options:
+            indices = [int(i) for i in options["indices"]]
+            if len(indices) != self.num_tasks:
+                raise ValueError(f"options['indices'] has {len(indices)} entries, expected num_tasks={self.num_tasks}")
+        else:
+            indices = draw_indices(self.base, self._np_random, self.num_tasks)
+        indices = [i for i in indices for _ in range(self.group_size)]
+        seeds = self._np_random.integers(0, 2**31 - 1, size=self.num_envs)
+        observations, infos = [], []
+        for env, index, episode_seed in zip(self.envs, indices, seeds, strict=True):
+            obs, info = env.reset(seed=int(episode_seed), options={"index": index})
+            observations.append(obs)
+            infos.append(info)
+        return observations, {"group_id": self.group_ids, "index": indices, "info": infos}
+
+    def close(self) -> None:
+        """Close every instance."""
+        for env in self.envs:
+            env.close()

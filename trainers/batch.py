@@ -7,6 +7,10 @@ Conventions (shared by every trainer module):
   contiguous sequence per row with padding only at its two ends.
 * ``completion_mask[i, t]`` is 1 for generated tokens up to and including the first EOS; it is
   never inferred from token values (pad and EOS may share an id).
+* A multi-turn episode's completion is everything after the prompt: the policy's turns and the
+  environment's replies between them, as one sequence; ``policy_mask`` marks the policy's own
+  tokens, and :attr:`EpisodeBatch.loss_mask` (the tokens that carry loss, log-probs, KL, entropy,
+  advantages and values) is ``completion_mask`` and ``policy_mask``.
 * Every per-token tensor is ``(B, T)`` and aligned with ``completion_ids``: the log-prob of
   completion token ``t`` comes from the logits at position ``P - 1 + t`` of the joint sequence.
 """
@@ -22,10 +26,10 @@ import torch
 #: Per-episode tensor fields whose first dimension is the batch (``B``).
 TENSOR_FIELDS = (
     "prompt_ids", "prompt_mask", "completion_ids", "completion_mask", "rewards", "group_ids", "truncated",
-    "token_rewards", "old_logprobs", "ref_logprobs", "rollout_logprobs", "old_values",
+    "token_rewards", "old_logprobs", "ref_logprobs", "rollout_logprobs", "old_values", "policy_mask",
 )
 #: Per-token ``(B, T)`` optional fields.
-TOKEN_FIELDS = ("token_rewards", "old_logprobs", "ref_logprobs", "rollout_logprobs", "old_values")
+TOKEN_FIELDS = ("token_rewards", "old_logprobs", "ref_logprobs", "rollout_logprobs", "old_values", "policy_mask")
 
 
 @dataclasses.dataclass
@@ -49,6 +53,9 @@ class EpisodeBatch:
             vLLM); only used to monitor the sampler/trainer mismatch.
         old_values: optional ``(B, T)`` critic values ``V(s_t)`` read at the position before
             token ``t`` (PPO).
+        policy_mask: optional ``(B, T)`` long, 1 on the tokens the policy sampled (a multi-turn
+            episode: 0 on the environment's replies, which are context only); None when every
+            completion token is the policy's.
         infos: per-episode Python values (``status``, ``task_id``, ``hacks``, ...): a dict of
             lists of length ``B``.
     """
@@ -65,6 +72,7 @@ class EpisodeBatch:
     ref_logprobs: torch.Tensor | None = None
     rollout_logprobs: torch.Tensor | None = None
     old_values: torch.Tensor | None = None
+    policy_mask: torch.Tensor | None = None
     infos: dict[str, list[Any]] = dataclasses.field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -109,6 +117,13 @@ class EpisodeBatch:
     def attention_mask(self) -> torch.Tensor:
         """``(B, P+T)`` long mask of real tokens in :attr:`input_ids`."""
         return torch.cat([self.prompt_mask.long(), self.completion_mask.long()], dim=1)
+
+    @property
+    def loss_mask(self) -> torch.Tensor:
+        """``(B, T)`` long mask of the tokens that carry loss: the policy's own completion tokens."""
+        if self.policy_mask is None:
+            return self.completion_mask.long()
+        return self.completion_mask.long() * self.policy_mask.long()
 
     @property
     def lengths(self) -> torch.Tensor:

@@ -26,6 +26,8 @@ from rlenv.trainers.logprobs import completion_logprobs
 logger = logging.getLogger(__name__)
 
 Example = tuple[Observation, str]
+#: What SFT trains on: an :data:`Example`, or one sampled episode as tokens (a one-row :class:`EpisodeBatch`).
+SFTExample = Example | EpisodeBatch
 
 
 def gold_examples(env: Any, indices: Sequence[int]) -> list[Example]:
@@ -55,9 +57,11 @@ def sft_batch(tokenizer: Any, examples: Sequence[Example]) -> EpisodeBatch:
 
 
 def sft_loss(model: Any, batch: EpisodeBatch) -> torch.Tensor:
-    """Token-mean negative log-likelihood of ``batch``'s completion tokens (a scalar)."""
+    """Token-mean negative log-likelihood of ``batch``'s trained tokens (its :attr:`~EpisodeBatch.loss_mask`:
+    a multi-turn episode's policy tokens, the environment's replies being context), a scalar."""
     out = completion_logprobs(model, batch.prompt_ids, batch.prompt_mask, batch.completion_ids, batch.completion_mask)
-    return -out.logprobs.sum() / batch.completion_mask.sum().clamp(min=1)
+    mask = batch.loss_mask
+    return -(out.logprobs * mask).sum() / mask.sum().clamp(min=1)
 
 
 def _batches(count: int, batch_size: int, steps: int | None, epochs: int | None,
@@ -172,10 +176,22 @@ def sft(
     return losses
 
 
-def sft_loss_fn(tokenizer: Any) -> Callable[[Any, list[Example]], torch.Tensor]:
-    """The :func:`fine_tune` loss of SFT: :func:`sft_loss` of :func:`sft_batch` on the model's device."""
-    def loss_fn(model: Any, examples: list[Example]) -> torch.Tensor:
-        return sft_loss(model, sft_batch(tokenizer, examples).to(next(model.parameters()).device))
+def sft_loss_fn(tokenizer: Any) -> Callable[[Any, list[SFTExample]], torch.Tensor]:
+    """The :func:`fine_tune` loss of SFT: :func:`sft_loss` of :func:`sft_batch` on the model's device.
+
+    An example may also be a one-episode :class:`EpisodeBatch` (a sampled multi-turn episode,
+    trained on its own tokens, as sampled): a step's examples are then joined with
+    :meth:`EpisodeBatch.concat`.
+    """
+    pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
+
+    def loss_fn(model: Any, examples: list[SFTExample]) -> torch.Tensor:
+        episodes = [e for e in examples if isinstance(e, EpisodeBatch)]
+        pairs = [e for e in examples if not isinstance(e, EpisodeBatch)]
+        if episodes and pairs:
+            raise TypeError("a fine-tuning batch mixes (prompt, completion) pairs and sampled episodes")
+        batch = EpisodeBatch.concat(episodes, pad).trim() if episodes else sft_batch(tokenizer, pairs)
+        return sft_loss(model, batch.to(next(model.parameters()).device))
 
     return loss_fn
 

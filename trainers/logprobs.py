@@ -262,13 +262,18 @@ def completion_logprobs(
 def sequence_logprobs(
     model: Any, prompt_ids: torch.Tensor, prompt_mask: torch.Tensor, completion_ids: torch.Tensor,
     completion_mask: torch.Tensor, *, temperature: float = 1.0, average: bool = False,
-    chunk_size: int = DEFAULT_CHUNK_SIZE,
+    chunk_size: int = DEFAULT_CHUNK_SIZE, loss_mask: torch.Tensor | None = None,
 ) -> torch.Tensor:
-    """``(B,)`` summed (or, with ``average=True``, length-averaged) completion log-probs (DPO, SFT)."""
+    """``(B,)`` summed (or, with ``average=True``, length-averaged) completion log-probs (DPO, SFT).
+
+    ``loss_mask`` (``(B, T)``): only these completion tokens count (a multi-turn episode's policy
+    tokens); the others are context. Default: every token of ``completion_mask``.
+    """
     out = completion_logprobs(model, prompt_ids, prompt_mask, completion_ids, completion_mask,
                               temperature=temperature, chunk_size=chunk_size)
-    total = out.logprobs.sum(1)
-    return total / completion_mask.long().sum(1).clamp(min=1) if average else total
+    counted = completion_mask.long() if loss_mask is None else completion_mask.long() * loss_mask.long()
+    total = (out.logprobs * counted).sum(1)
+    return total / counted.sum(1).clamp(min=1) if average else total
 
 
 @torch.no_grad()

@@ -31,8 +31,10 @@ from rlenv.inference.policy import GenerateFn, Generation, Observation, decode_c
 from rlenv.inference.sampling import SamplingConfig, rollout_settings
 from rlenv.scoring import score_tasks
 from rlenv.trainers.batch import EpisodeBatch, step_rewards_to_tokens
+from rlenv.trainers.multiturn import run_multiturn_episodes
 from rlenv.trainers.policy_gradient.advantages import zero_variance_groups
 from rlenv.types import Completion, RewardResult, Status
+from rlenv.vector import MultiTurnVectorEnv
 
 logger = logging.getLogger(__name__)
 
@@ -347,11 +349,19 @@ def run_episodes(
 ) -> EpisodeBatch:
     """Reset ``env``, generate one completion per episode, score them, return the batch (no filtering).
 
+    A :class:`~rlenv.vector.MultiTurnVectorEnv`'s episodes are played to their ends by
+    :func:`~rlenv.trainers.multiturn.run_multiturn_episodes` (``generate_fn`` then needs ``generate_ids``).
+
     ``seed`` seeds the env's task draw and ``torch``'s global RNG (used by sampling).
     Dense step rewards in ``info["reward"][i].step_rewards`` land on their step-end tokens. With
     ``failures.on_verifier_error == "resample"``, failed episodes are scored again, then generated
     for again (see :class:`FailurePolicy`; counted in ``log``).
     """
+    if isinstance(env, MultiTurnVectorEnv):
+        if failures is not None and failures.on_verifier_error == "resample":
+            raise ValueError("on_verifier_error='resample' scores single-turn completions again; a multi-turn "
+                             "episode cannot be replayed from its graded turn: use 'mask' or 'zero'")
+        return run_multiturn_episodes(env, generate_fn, tokenizer, seed=seed, options=options)
     if seed is not None:
         torch.manual_seed(seed)
     observations, reset_infos = env.reset(seed=seed, options=options)

@@ -59,6 +59,13 @@ def register_math_envs() -> None:
             detectors=MATH_DETECTORS + TOOL_DETECTORS,
         )
     register(
+        "rlenv/Arithmetic-Calculator-v0",
+        "rlenv.envs.math.calculator:make_arithmetic_calculator_env",
+        description="Seeded arithmetic with a calculator tool (multi-turn, in process, offline); the final answer "
+                    "graded as rlenv/Arithmetic-v0 grades it",
+        detectors=MATH_DETECTORS + TOOL_DETECTORS,
+    )
+    register(
         "rlenv/Arithmetic-v0",
         "rlenv.envs.math.arithmetic:make_arithmetic_env",
         description="Seeded infinite integer arithmetic with difficulty levels 1-5 (answer after ####; procedural, offline)",

@@ -163,11 +163,13 @@ def run(args: argparse.Namespace) -> int:
         sft(model, tokenizer, examples, steps=args.sft_steps, batch_size=16, lr=args.sft_lr, seed=seed, progress=True)
     single_env = env
     if family != "policy_gradient":  # these sample groups from a vector env
-        from rlenv.vector import TextVectorEnv
+        from rlenv.multiturn import MultiTurnEnv
+        from rlenv.vector import MultiTurnVectorEnv, TextVectorEnv
 
         pg = family_configs()["policy_gradient"]()  # the vector env's size: the policy-gradient flags and defaults
-        env = TextVectorEnv(env, num_tasks=vars(args).get("num_tasks", pg.num_tasks),
-                            group_size=vars(args).get("group_size") or 4)
+        size = {"num_tasks": vars(args).get("num_tasks", pg.num_tasks), "group_size": vars(args).get("group_size") or 4}
+        env = (MultiTurnVectorEnv.from_env(env, **size) if isinstance(env.unwrapped, MultiTurnEnv)
+               else TextVectorEnv(env, **size))
     trainer = make_trainer(args.algorithm, model, tokenizer, env, config, **options)
     from rlenv.trainers import distributed
 

@@ -57,13 +57,18 @@ def prompt_token_lists(tokenizer: Any, observations: Sequence[Observation],
 def encode_prompts(tokenizer: Any, observations: Sequence[Observation],
                    tools: Sequence[dict[str, Any]] | None = None) -> tuple[torch.Tensor, torch.Tensor]:
     """Tokenize prompts (as :func:`prompt_token_lists`), left-padded: ``(ids (B, P), mask (B, P))``."""
-    rows = prompt_token_lists(tokenizer, observations, tools)
+    return left_pad(prompt_token_lists(tokenizer, observations, tools), pad_token_id_of(tokenizer))
+
+
+def left_pad(rows: Sequence[Sequence[int]], pad_token_id: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Token id rows left-padded with ``pad_token_id``: ``(ids (B, P), mask (B, P))``."""
+    if not rows or any(len(r) == 0 for r in rows):
+        raise ValueError(f"left_pad needs at least one row and no empty row, got row lengths {[len(r) for r in rows]}")
     width = max(len(r) for r in rows)
-    pad = pad_token_id_of(tokenizer)
-    ids = torch.full((len(rows), width), pad, dtype=torch.long)
+    ids = torch.full((len(rows), width), pad_token_id, dtype=torch.long)
     mask = torch.zeros((len(rows), width), dtype=torch.long)
     for i, r in enumerate(rows):
-        ids[i, width - len(r):] = torch.as_tensor(r, dtype=torch.long)
+        ids[i, width - len(r):] = torch.as_tensor(list(r), dtype=torch.long)
         mask[i, width - len(r):] = 1
     return ids, mask
 
@@ -272,9 +277,14 @@ class HFRolloutGenerator:
     def __call__(self, observations: Sequence[Observation], tools: Sequence[dict[str, Any]] | None = None,
                  ) -> Generation:
         """Sample a completion for each observation (chat observations rendered with ``tools``, when given)."""
-        ids, mask = encode_prompts(self.tokenizer, observations, tools)
-        size = self.batch_size or len(observations)
-        parts = [self._generate(ids[s: s + size], mask[s: s + size]) for s in range(0, len(observations), size)]
+        return self.generate_ids(prompt_token_lists(self.tokenizer, observations, tools))
+
+    @torch.no_grad()
+    def generate_ids(self, prompts: Sequence[Sequence[int]]) -> Generation:
+        """Sample a completion for each prompt given as token ids (a multi-turn episode's context so far)."""
+        ids, mask = left_pad(prompts, pad_token_id_of(self.tokenizer))
+        size = self.batch_size or len(prompts)
+        parts = [self._generate(ids[s: s + size], mask[s: s + size]) for s in range(0, len(prompts), size)]
         if len(parts) == 1:
             return parts[0]
         return Generation.concat(parts, pad_token_id_of(self.tokenizer))

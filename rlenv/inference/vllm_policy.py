@@ -111,10 +111,16 @@ class VLLMRolloutGenerator:
         return SamplingParams(n=1, temperature=s.temperature, top_p=s.top_p, top_k=s.top_k or -1,
                               max_tokens=s.max_new_tokens, logprobs=0, stop_token_ids=self.eos_token_ids)
 
-    def __call__(self, observations: Sequence[Observation]) -> Generation:
+    def __call__(self, observations: Sequence[Observation], tools: Sequence[dict[str, Any]] | None = None,
+                 ) -> Generation:
+        """Sample a completion for each observation (chat observations rendered with ``tools``, when given)."""
+        return self.generate_ids(prompt_token_lists(self.tokenizer, observations, tools))
+
+    def generate_ids(self, prompts: Sequence[Sequence[int]]) -> Generation:
+        """Sample a completion for each prompt given as token ids (a multi-turn episode's context so far)."""
         from vllm.inputs import TokensPrompt
 
-        prompts = prompt_token_lists(self.tokenizer, observations)
+        prompts = [[int(t) for t in p] for p in prompts]
         self._wake()
         if self._weights_version() != self._synced_version:
             self.sync_weights()

@@ -27,3 +27,28 @@ def test_sft_lowers_loss_and_learns_the_gold_answers():
     after = greedy_accuracy(model, tok, env, range(100))
     assert losses[-1] < 0.5 * losses[0]
     assert after >= before + 0.3, (before, after)
+
+
+def test_sft_on_sampled_multi_turn_episodes_trains_only_the_policy_tokens():
+    """The SFT loss (and its gradient) of sampled episodes, joined as a step's examples, equals the
+    token-mean NLL of their policy tokens gathered by hand (the environment's replies are context)."""
+    import torch
+
+    from rlenv.trainers.finetune import sft_loss_fn
+    from rlenv.trainers.logprobs import completion_logprobs
+    from rlenv.trainers.tiny import tiny_causal_lm
+    from tests.trainers.multiturn_helpers import compact, multiturn_batch, policy_positions
+
+    tokenizer, batch = multiturn_batch(num_tasks=2, group_size=3)
+    model = tiny_causal_lm(tokenizer, hidden_size=32, num_layers=1, num_heads=2, seed=7)
+    ours = sft_loss_fn(tokenizer)(model, [batch.select([i]).trim() for i in range(len(batch))])
+    ours_grad = torch.autograd.grad(ours, list(model.parameters()))
+    positions = policy_positions(batch)
+    out = completion_logprobs(model, batch.prompt_ids, batch.prompt_mask, batch.completion_ids, batch.completion_mask)
+    picked = compact(out.logprobs, positions, max(len(p) for p in positions))
+    hand = -picked.sum() / sum(len(p) for p in positions)
+    for a, b in zip(ours_grad, torch.autograd.grad(hand, list(model.parameters())), strict=True):
+        torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-7)
+    torch.testing.assert_close(ours, hand)
+    everything = -out.logprobs.sum() / batch.completion_mask.sum()
+    assert abs(float(everything - hand)) > 1e-3  # the replies would change the loss if they counted

@@ -120,3 +120,26 @@ def test_rlenv_train_starts_the_other_families(tmp_path):
         assert settings["algorithm"] == algorithm and settings["group_size"] == 2 and settings["model"] == str(model_dir)
         assert settings["config"]["seed"] == 0 and settings["config"]["sampling"]["max_new_tokens"] == 4
         assert settings["config"]["on_verifier_error"] == "mask" and settings["warm_up"]["sft_steps"] == 0
+
+
+def test_rlenv_train_on_a_multi_turn_env_id(tmp_path):
+    """A policy-gradient and a self-training run on ``rlenv/Arithmetic-Calculator-v0``: whole episodes are
+    played (turns and the policy's token share in the metrics) and the trained model saved."""
+    from rlenv.trainers.tiny import tiny_causal_lm, tiny_tokenizer
+
+    tok = tiny_tokenizer()
+    model_dir = save_tiny(tiny_causal_lm(tok, hidden_size=32, num_layers=1, num_heads=2, max_positions=1024), tok,
+                          tmp_path / "tiny")
+    for algorithm in ("grpo", "raft"):
+        out = tmp_path / algorithm
+        done = run_cli("train", "rlenv/Arithmetic-Calculator-v0", "--model", str(model_dir), "--algorithm", algorithm,
+                       "--output", str(out), "--num-tasks", "2", "--group-size", "2", "--max-new-tokens", "6",
+                       "--env-arg", "max_turns=2",
+                       *(["--steps", "1", "--set", "progress=false"] if algorithm == "grpo" else ["--set", "rounds=1"]))
+        assert done.returncode == 0, done.stderr
+        assert (out / "final" / "config.json").exists()
+        rows = [json.loads(x) for x in (out / "metrics.jsonl").read_text().splitlines()]
+        if algorithm == "grpo":
+            assert rows[0]["episodes"] == 4 and 1 <= rows[0]["turns/mean"] <= 2 and 0 < rows[0]["tokens/policy_share"] <= 1
+        else:
+            assert rows[0]["samples"] == 4

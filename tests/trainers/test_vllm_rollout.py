@@ -189,3 +189,29 @@ def test_vllm_samples_a_lora_policy_with_its_adapters_merged(one_torch_thread):
         assert (ours - out.logprobs)[mask].abs().max() < 1e-3
     finally:
         generator.close()
+
+
+@pytest.mark.parametrize("style", ["qwen2", "llama3"])
+def test_vllm_multi_turn_rollouts_train_exactly_the_sampled_tokens(style, one_torch_thread):
+    """1,000 three-turn episodes sampled by a colocated vLLM engine, checked token by token as the HF ones
+    (tests/trainers/test_multiturn.py): each turn sampled from exactly the trained context, every reply
+    the chat template's text, the sampler's log-probs on the policy tokens only."""
+    from rlenv.inference import Sampling, make_rollout_generator
+    from rlenv.trainers.multiturn import run_multiturn_episodes
+    from rlenv.trainers.tiny import tiny_tool_tokenizer
+    from tests.trainers.multiturn_helpers import Recording, answering_vector_env, check_batch
+
+    tokenizer = tiny_tool_tokenizer(style)
+    model = tiny_causal_lm(tokenizer, hidden_size=64, num_layers=1, num_heads=1, seed=1)
+    generator = make_rollout_generator(model, tokenizer, Sampling(max_new_tokens=6, temperature=1.0, seed=0), "vllm")
+    try:
+        recording = Recording(generator)
+        batch = run_multiturn_episodes(answering_vector_env(num_tasks=250, group_size=4, max_turns=3), recording,
+                                       tokenizer, seed=0)
+    finally:
+        generator.close()
+    found = check_batch(batch, recording.pairs, tokenizer, tokenizer.eos_token_id)
+    assert found == {"sampled_not_trained": 0, "trained_not_sampled": 0, "wrong_mask_tokens": 0, "turns": 3000}
+    policy = batch.policy_mask.bool() & batch.completion_mask.bool()
+    assert batch.rollout_logprobs is not None and bool((batch.rollout_logprobs[~policy] == 0).all())
+    assert bool((batch.rollout_logprobs[policy] < 0).all())

@@ -44,6 +44,7 @@ from rlenv.trainers import distributed as dist
 from rlenv.trainers import lora, sharding, tracking
 from rlenv.trainers.batch import EpisodeBatch, outcome_token_rewards
 from rlenv.trainers.logprobs import batch_logprobs, completion_logprobs, micro_batches
+from rlenv.trainers.multiturn import multiturn_metrics
 from rlenv.trainers.policy_gradient import advantages as advantage_registry
 from rlenv.trainers.policy_gradient import corrections, losses
 from rlenv.trainers.policy_gradient.advantages import overlong_penalty
@@ -236,7 +237,16 @@ class Trainer:
             import rlenv
 
             env_or_source = rlenv.make(env_or_source)
-        if hasattr(env_or_source, "num_envs") and hasattr(env_or_source, "step"):
+        from rlenv.multiturn import MultiTurnEnv
+        from rlenv.vector import MultiTurnVectorEnv
+
+        if isinstance(getattr(env_or_source, "unwrapped", None), MultiTurnEnv):
+            env_or_source = MultiTurnVectorEnv.from_env(env_or_source, self.config.num_tasks, self.group_size)
+        if isinstance(env_or_source, MultiTurnVectorEnv) and self.config.async_rollouts:
+            raise ValueError("async_rollouts samples single-turn episodes in a generator process; a multi-turn env "
+                             "is played in process: set async_rollouts=False")
+        if isinstance(env_or_source, MultiTurnVectorEnv) or (hasattr(env_or_source, "num_envs")
+                                                             and hasattr(env_or_source, "step")):
             if self.config.group_size is not None and getattr(env_or_source, "group_size", None) not in (
                     None, self.config.group_size):
                 raise ValueError(f"config.group_size={self.config.group_size} but the vector env has "
@@ -436,7 +446,7 @@ class Trainer:
         """
         alg, cfg = self.algorithm, self.config
         batch = batch.to(self.device)
-        mask = batch.completion_mask
+        mask = batch.loss_mask
         kl_in_reward = alg.kl_coef > 0 and alg.kl_placement == "reward"
         kwargs: dict[str, Any] = dict(micro_batch_size=cfg.micro_batch_size, temperature=cfg.temperature,
                                       chunk_size=cfg.logprob_chunk_size, micro_batch_tokens=cfg.micro_batch_tokens,
@@ -450,6 +460,9 @@ class Trainer:
             if alg.critic and batch.old_values is None:
                 batch = batch.replace(old_values=self._values(batch))
         outcome = batch.rewards.float()
+        if alg.overlong_buffer is not None and batch.policy_mask is not None:
+            raise ValueError(f"overlong_buffer={alg.overlong_buffer} penalizes one completion's length against "
+                             "max_new_tokens; a multi-turn episode has several turns: set overlong_buffer=None")
         if alg.overlong_buffer is not None:
             outcome = outcome + overlong_penalty(batch.lengths, cfg.max_new_tokens, alg.overlong_buffer,
                                                  alg.overlong_factor)
@@ -510,7 +523,7 @@ class Trainer:
         sums = _Sums()
         batch, extra = self.prepare(batch)
         self._batch_metrics(batch, sums)
-        mask = batch.completion_mask.bool()
+        mask = batch.loss_mask.bool()
         n_tok = mask.float().sum()
         sums.add("adv/mean", float((extra["advantages"] * mask).sum()), float(n_tok))
         sums.add("adv/abs_mean", float((extra["advantages"].abs() * mask).sum()), float(n_tok))
@@ -526,7 +539,7 @@ class Trainer:
 
     def _optimizer_step(self, mini: EpisodeBatch, extra: dict[str, torch.Tensor], sums: _Sums) -> None:
         cfg = self.config
-        counts = mini.completion_mask.long().sum(1)
+        counts = mini.loss_mask.long().sum(1)
         totals = dist.all_reduce(torch.tensor([float(counts.sum()), float((counts > 0).sum())], dtype=torch.float64))
         num_tokens, num_seqs = float(totals[0]), float(totals[1])
         if num_tokens == 0:  # the same decision on every rank: nothing to learn from
@@ -561,9 +574,10 @@ class Trainer:
         whose loss counts 0 (FSDP ranks with fewer micro-batches), recording nothing."""
         alg, cfg = self.algorithm, self.config
         sums = _Sums() if idle else sums  # an idle pass's metrics are dropped
-        mask = micro.completion_mask
+        mask = micro.loss_mask
         with autocast(self.device, cfg.autocast):
-            out = completion_logprobs(self.policy, micro.prompt_ids, micro.prompt_mask, micro.completion_ids, mask,
+            out = completion_logprobs(self.policy, micro.prompt_ids, micro.prompt_mask, micro.completion_ids,
+                                      micro.completion_mask,
                                       temperature=cfg.temperature, chunk_size=cfg.logprob_chunk_size,
                                       with_entropy=True, with_hidden=self.value_head is not None,
                                       packed=cfg.pack_sequences)
@@ -629,6 +643,8 @@ class Trainer:
         for hacks in batch.infos.get("hacks", []):
             for detector in {h.get("detector", "unknown") for h in (hacks or []) if isinstance(h, dict)}:
                 sums.count(f"hacks/{detector}", 1)
+        for name, (total, weight) in multiturn_metrics(batch).items():
+            sums.add(name, total, weight)
 
     def _log(self, metrics: dict[str, float]) -> None:
         if "reward/mean" in metrics and "reward/sq_mean" in metrics:

@@ -87,7 +87,7 @@ class KLPenaltyTrainer(Trainer):
             metrics = super().update(batch)
         finally:
             self.algorithm = base
-        kl = old_policy_kl(batch_logprobs(self.policy, batch, **kwargs), old_logprobs, batch.completion_mask)
+        kl = old_policy_kl(batch_logprobs(self.policy, batch, **kwargs), old_logprobs, batch.loss_mask)
         metrics.update({"klpen/coef": coef, "klpen/kl": kl, "klpen/next_coef": self.kl_controller.update(kl)})
         return metrics
 
@@ -157,7 +157,7 @@ class TRPOTrainer(Trainer):
 
     def update(self, batch: EpisodeBatch) -> dict[str, float]:
         batch, extra = self.prepare(batch)
-        advantages, mask = extra["advantages"], batch.completion_mask
+        advantages, mask = extra["advantages"], batch.loss_mask
         alg, cfg = self.algorithm, self.config
         index = batch.completion_ids.unsqueeze(-1)
         with torch.no_grad():

@@ -27,6 +27,11 @@ def _pad_right(rows: Sequence[Sequence[int]], pad_token_id: int) -> tuple[Tensor
     return ids, mask
 
 
+def _counted(mask: Tensor, loss_mask: Tensor | None) -> Tensor:
+    """The long mask of the tokens that count: ``mask``, and ``loss_mask`` when given."""
+    return mask.long() if loss_mask is None else mask.long() * loss_mask.long()
+
+
 def _pad_to(ids: Tensor, mask: Tensor, width: int, pad_token_id: int) -> tuple[Tensor, Tensor]:
     extra = width - ids.shape[1]
     return (nn.functional.pad(ids, (0, extra), value=pad_token_id), nn.functional.pad(mask, (0, extra), value=0))
@@ -41,6 +46,9 @@ class PreferenceBatch:
         chosen_ids, chosen_mask: ``(B, Tc)`` right-padded preferred completions (mask covers EOS).
         rejected_ids, rejected_mask: ``(B, Tr)`` right-padded dispreferred completions.
         pad_token_id: Id used for padding (needed to join chosen and rejected in one forward).
+        chosen_loss_mask, rejected_loss_mask: Optional ``(B, Tc)`` / ``(B, Tr)``, 1 on the tokens whose
+            log-probs count (a multi-turn episode's policy tokens, not the environment's replies);
+            None counts every token of the completion mask.
     """
 
     prompt_ids: Tensor
@@ -50,6 +58,8 @@ class PreferenceBatch:
     rejected_ids: Tensor
     rejected_mask: Tensor
     pad_token_id: int
+    chosen_loss_mask: Tensor | None = None
+    rejected_loss_mask: Tensor | None = None
 
     def __post_init__(self) -> None:
         B = self.prompt_ids.shape[0]
@@ -64,19 +74,24 @@ class PreferenceBatch:
         for name, mask in (("chosen", self.chosen_mask), ("rejected", self.rejected_mask)):
             if B and bool((mask.long().sum(1) == 0).any()):
                 raise ValueError(f"every {name} completion needs at least one token")
+        for name, mask, loss_mask in (("chosen", self.chosen_mask, self.chosen_loss_mask),
+                                      ("rejected", self.rejected_mask, self.rejected_loss_mask)):
+            if loss_mask is not None and loss_mask.shape != mask.shape:
+                raise ValueError(f"PreferenceBatch.{name}_loss_mask has shape {tuple(loss_mask.shape)}, expected "
+                                 f"{tuple(mask.shape)} (that of {name}_mask)")
 
     def __len__(self) -> int:
         return self.prompt_ids.shape[0]
 
     @property
     def chosen_lengths(self) -> Tensor:
-        """``(B,)`` chosen completion lengths in tokens."""
-        return self.chosen_mask.long().sum(1)
+        """``(B,)`` chosen completion lengths in tokens (those that count: see ``chosen_loss_mask``)."""
+        return _counted(self.chosen_mask, self.chosen_loss_mask).sum(1)
 
     @property
     def rejected_lengths(self) -> Tensor:
-        """``(B,)`` rejected completion lengths in tokens."""
-        return self.rejected_mask.long().sum(1)
+        """``(B,)`` rejected completion lengths in tokens (those that count: see ``rejected_loss_mask``)."""
+        return _counted(self.rejected_mask, self.rejected_loss_mask).sum(1)
 
     def select(self, index: Tensor | Sequence[int] | slice) -> PreferenceBatch:
         """The pairs at ``index`` (row indices or a slice)."""
@@ -85,6 +100,8 @@ class PreferenceBatch:
             self, prompt_ids=self.prompt_ids[rows], prompt_mask=self.prompt_mask[rows],
             chosen_ids=self.chosen_ids[rows], chosen_mask=self.chosen_mask[rows],
             rejected_ids=self.rejected_ids[rows], rejected_mask=self.rejected_mask[rows],
+            chosen_loss_mask=None if self.chosen_loss_mask is None else self.chosen_loss_mask[rows],
+            rejected_loss_mask=None if self.rejected_loss_mask is None else self.rejected_loss_mask[rows],
         )
 
     def to(self, device: torch.device | str) -> PreferenceBatch:
@@ -100,6 +117,13 @@ class PreferenceBatch:
         rejected = _pad_to(self.rejected_ids, self.rejected_mask, width, self.pad_token_id)
         return (torch.cat([self.prompt_ids, self.prompt_ids]), torch.cat([self.prompt_mask, self.prompt_mask]),
                 torch.cat([chosen[0], rejected[0]]), torch.cat([chosen[1], rejected[1]]))
+
+    def stacked_loss_mask(self) -> Tensor:
+        """``(2B, T)`` mask of the tokens whose log-probs count, aligned with :meth:`stacked`'s completions."""
+        width = max(self.chosen_ids.shape[1], self.rejected_ids.shape[1])
+        return torch.cat([nn.functional.pad(_counted(mask, loss), (0, width - mask.shape[1]), value=0)
+                          for mask, loss in ((self.chosen_mask, self.chosen_loss_mask),
+                                             (self.rejected_mask, self.rejected_loss_mask))])
 
     @classmethod
     def from_token_lists(
@@ -195,5 +219,7 @@ def pairs_from_groups(batch: EpisodeBatch, pad_token_id: int) -> tuple[Preferenc
     if not torch.equal(chosen.prompt_ids[:, -width:], rejected.prompt_ids[:, -width:]):
         raise ValueError("episodes of one group have different prompts: group_ids must mark repeats of one prompt")
     pairs = PreferenceBatch(chosen.prompt_ids, chosen.prompt_mask, chosen.completion_ids, chosen.completion_mask,
-                            rejected.completion_ids, rejected.completion_mask, pad_token_id)
+                            rejected.completion_ids, rejected.completion_mask, pad_token_id,
+                            chosen_loss_mask=None if chosen.policy_mask is None else chosen.loss_mask,
+                            rejected_loss_mask=None if rejected.policy_mask is None else rejected.loss_mask)
     return pairs, stats

@@ -48,7 +48,7 @@ class PairLogps:
 
 def pair_logps(model: nn.Module, pairs: PreferenceBatch, temperature: float = 1.0) -> PairLogps:
     """Summed sequence log-probs (nats) of chosen and rejected completions, in one forward of ``2B`` rows."""
-    logps = sequence_logprobs(model, *pairs.stacked(), temperature=temperature)
+    logps = sequence_logprobs(model, *pairs.stacked(), temperature=temperature, loss_mask=pairs.stacked_loss_mask())
     chosen, rejected = logps.chunk(2)
     return PairLogps(chosen, rejected)
 
@@ -56,8 +56,9 @@ def pair_logps(model: nn.Module, pairs: PreferenceBatch, temperature: float = 1.
 def _mismatched_logps(model: nn.Module, pairs: PreferenceBatch, temperature: float) -> Tensor:
     """Log-probs of each prompt with the *previous* pair's chosen completion (KTO's KL estimate)."""
     shift = torch.roll(torch.arange(len(pairs)), 1)
+    loss_mask = None if pairs.chosen_loss_mask is None else pairs.chosen_loss_mask[shift]
     return sequence_logprobs(model, pairs.prompt_ids, pairs.prompt_mask, pairs.chosen_ids[shift],
-                             pairs.chosen_mask[shift], temperature=temperature)
+                             pairs.chosen_mask[shift], temperature=temperature, loss_mask=loss_mask)
 
 
 def preference_loss(

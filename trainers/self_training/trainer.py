@@ -37,7 +37,7 @@ from rlenv.evaluation import pass_at_k
 from rlenv.inference.policy import decode_completions
 from rlenv.scoring import score_tasks
 from rlenv.trainers.batch import EpisodeBatch
-from rlenv.trainers.finetune import Example, fine_tune, sft_loss_fn
+from rlenv.trainers.finetune import Example, SFTExample, fine_tune, sft_loss_fn
 from rlenv.trainers.rollout import EpisodeEnv, FailFast
 from rlenv.trainers.rounds import RoundCallback, run_rounds, sample_round
 from rlenv.trainers.self_training.config import SelfTrainingConfig
@@ -142,7 +142,7 @@ class SelfTrainer:
         params = [p for p in self.policy.parameters() if p.requires_grad]
         return torch.optim.AdamW(params, lr=self.config.lr, weight_decay=self.config.weight_decay)
 
-    def fine_tune(self, examples: Sequence[Example], seed: int) -> list[float]:
+    def fine_tune(self, examples: Sequence[SFTExample], seed: int) -> list[float]:
         """``epochs`` shuffled passes of SFT over ``examples`` with the loop's persistent optimizer
         (:func:`~rlenv.trainers.finetune.fine_tune`). Returns the loss (nats per token) of every step."""
         cfg = self.config
@@ -199,8 +199,9 @@ class SelfTrainer:
         for step, threshold in enumerate(cfg.thresholds or (cfg.min_reward,)):
             keep = select_samples(batch.rewards.cpu(), group_ids, top_k=cfg.top_k, min_reward=threshold,
                                   eligible=eligible, completions=completions)
-            examples = [(batch.infos["prompt"][i], batch.infos["completion"][i])
-                        for i in keep.nonzero().flatten().tolist()] + rationalized
+            kept = keep.nonzero().flatten().tolist()
+            examples = ([batch.select([i]).trim() for i in kept] if batch.policy_mask is not None  # multi-turn
+                        else [(batch.infos["prompt"][i], batch.infos["completion"][i]) for i in kept]) + rationalized
             metrics[f"kept/{step}"] = float(keep.sum())
             if not examples:
                 logger.info("round %d improve step %d: no sample passed the filters", round_index, step)

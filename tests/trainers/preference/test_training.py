@@ -1,6 +1,7 @@
 """Preference data, pair log-probs, on-policy pair building, and the offline / online training loops."""
 
 import logging
+import math
 
 import pytest
 import torch
@@ -153,3 +154,46 @@ def test_pref_online_dpo_raises_reward_on_a_score_fn_env():
     late = sum(r["reward/mean"] for r in rounds[-3:]) / 3
     assert late > early + 0.2, [round(r["reward/mean"], 3) for r in rounds]
     assert all(r["pairs"] + r["tie_fraction"] * r["groups"] == pytest.approx(r["groups"]) for r in rounds)
+
+
+def test_pref_pairs_of_multi_turn_episodes_score_only_the_policy_tokens():
+    """A pair's sequence log-probs and lengths count the policy tokens of each episode and nothing of the
+    environment's replies (gathered by hand for the check)."""
+    from rlenv.trainers.logprobs import completion_logprobs
+    from rlenv.trainers.preference.data import pairs_from_groups
+    from rlenv.trainers.preference.offline import pair_logps
+    from rlenv.trainers.tiny import tiny_causal_lm
+    from tests.trainers.multiturn_helpers import multiturn_batch, policy_positions
+
+    tokenizer, batch = multiturn_batch(num_tasks=4, group_size=4)
+    batch = batch.replace(rewards=torch.arange(len(batch), dtype=torch.float32) % 3)  # no tied group
+    pairs, stats = pairs_from_groups(batch, tokenizer.pad_token_id)
+    assert pairs is not None and stats["pairs"] == 4
+    model = tiny_causal_lm(tokenizer, hidden_size=32, num_layers=1, num_heads=2, seed=8)
+    ours = pair_logps(model, pairs)
+    logps = completion_logprobs(model, batch.prompt_ids, batch.prompt_mask, batch.completion_ids,
+                                batch.completion_mask).logprobs
+    positions = policy_positions(batch)
+    hand = torch.stack([logps[i, positions[i]].sum() for i in range(len(batch))])
+    lengths = torch.tensor([len(p) for p in positions])
+    groups = [(batch.group_ids == g).nonzero().flatten() for g in range(4)]
+    chosen = [int(rows[batch.rewards[rows].argmax()]) for rows in groups]
+    rejected = [int(rows[batch.rewards[rows].argmin()]) for rows in groups]
+    torch.testing.assert_close(ours.chosen, hand[chosen], rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(ours.rejected, hand[rejected], rtol=1e-5, atol=1e-5)
+    assert pairs.chosen_lengths.tolist() == lengths[chosen].tolist()
+    assert pairs.rejected_lengths.tolist() == lengths[rejected].tolist()
+
+
+def test_pref_online_dpo_round_on_multi_turn_episodes():
+    from rlenv.inference import Sampling
+    from rlenv.trainers.tiny import tiny_causal_lm, tiny_tool_tokenizer
+    from tests.trainers.multiturn_helpers import answering_vector_env
+
+    tok = tiny_tool_tokenizer("llama3")
+    model = tiny_causal_lm(tok, hidden_size=32, num_layers=1, num_heads=2, seed=0)
+    env = answering_vector_env(num_tasks=4, group_size=4, max_turns=2)
+    dpo = OnlineDPO(model, tok, env, OnlineDPOConfig(preference=PreferenceConfig(loss="dpo", lr=1e-3, batch_size=4),
+                                                     rounds=1, sampling=Sampling(max_new_tokens=4, temperature=1.0)))
+    metrics = dpo.train_round(0)
+    assert metrics["pairs"] >= 1 and math.isfinite(metrics["loss"])

@@ -109,3 +109,19 @@ def test_selftrain_restart_from_initial_restores_weights():
     metrics = trainer.train_round(0)
     assert metrics["kept/0"] == 0                         # a random policy solves nothing: no SFT ran
     assert all(torch.equal(initial[k], v) for k, v in model.state_dict().items())
+
+
+def test_selftrain_a_round_on_multi_turn_episodes_fine_tunes_on_the_kept_episodes_tokens():
+    from rlenv.inference import Sampling
+    from rlenv.trainers.tiny import tiny_causal_lm, tiny_tool_tokenizer
+    from tests.trainers.multiturn_helpers import answering_vector_env
+
+    tok = tiny_tool_tokenizer("qwen2", alphabet="ab")  # a dozen tokens: random turns often end with the EOS
+    model = tiny_causal_lm(tok, hidden_size=32, num_layers=1, num_heads=2, seed=0)
+    before = [p.detach().clone() for p in model.parameters()]
+    env = answering_vector_env(num_tasks=3, group_size=4, max_turns=3, final_after=1)
+    config = self_training_config("raft", rounds=1, sampling=Sampling(max_new_tokens=12, temperature=1.0), lr=1e-3,
+                                  min_reward=1.0)
+    metrics = SelfTrainer(model, tok, env, config).train_round(0)
+    assert metrics["samples"] == 12 and 0 < metrics["kept/0"] <= 3 and metrics["sft_loss"] > 0
+    assert any(not torch.equal(a, b) for a, b in zip(before, model.parameters(), strict=True))
