@@ -12,15 +12,9 @@ import threading
 import zlib
 
 import rlenv
-from rlenv import (
-    ProceduralSource,
-    RewardResult,
-    Status,
-    Task,
-    TextEnv,
-    disjoint_split,
-    distinct_prompt_indices,
-)
+from rlenv import RewardResult, Status, Task, TextEnv
+from rlenv.sources import ProceduralSource
+from rlenv.splits import disjoint_split, distinct_prompt_indices
 from rlenv.trainers.tiny import tiny_causal_lm, tiny_tokenizer
 
 #: Learning task: held-out evaluation uses the first HELD_OUT_PROBLEMS distinct problems drawn from index
