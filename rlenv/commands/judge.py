@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import sys
 from pathlib import Path
 
 NAME = "judge"
@@ -62,6 +63,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"{'length bias':<17} {'n/a' if found.length_bias is None else f'{found.length_bias:+.3f}'}")
         print("judge usage       " + ", ".join(f"{key} {value}" for key, value in found.usage.items()))
     if found.errors == found.pairs:
-        print(f"rlenv judge calibrate: no pair of {args.preferences} got a verdict: nothing was measured")
+        print(f"rlenv judge calibrate: no pair of {args.preferences} got a verdict: nothing was measured",
+              file=sys.stderr)
         return 1
     return 0

@@ -80,7 +80,7 @@ def test_the_calibrate_command_prints_agreement_swap_consistency_length_bias_and
 def test_the_calibrate_command_fails_when_nothing_was_judged_and_names_bad_rows(judge_url, tmp_path, capsys):
     assert main(["judge", "calibrate", _preferences(tmp_path, ROWS[:2]), "--model", "garbage",
                  "--base-url", judge_url, "--judge-option", "max_retries=0"]) == 1
-    assert "nothing was measured" in capsys.readouterr().out
+    assert "nothing was measured" in capsys.readouterr().err
     assert main(["judge", "calibrate", _preferences(tmp_path, [{"prompt": "q", "chosen": "a"}]), "--model", "fair",
                  "--base-url", judge_url]) == 2
     assert "rejected" in capsys.readouterr().err
