@@ -196,7 +196,7 @@ class MultiTurnVectorEnv:
     episodes ``[g*group_size, (g+1)*group_size)``) and resets instance ``i`` on the task of
     episode ``i``. The episodes are then stepped one by one through :attr:`envs` (each a
     :class:`~rlenv.multiturn.MultiTurnEnv`, possibly wrapped), as many turns as each needs:
-    a trainer's multi-turn rollout (``rlenv.trainers.multiturn``) does it in lockstep.
+    the trainers' multi-turn rollout does it in lockstep, one generation call per turn.
 
     Args:
         make_env: Builds one instance (called ``num_tasks * group_size`` times).
