@@ -460,10 +460,10 @@ class Trainer:
             if alg.critic and batch.old_values is None:
                 batch = batch.replace(old_values=self._values(batch))
         outcome = batch.rewards.float()
-        if alg.overlong_buffer is not None and batch.policy_mask is not None:
-            raise ValueError(f"overlong_buffer={alg.overlong_buffer} penalizes one completion's length against "
-                             "max_new_tokens; a multi-turn episode has several turns: set overlong_buffer=None")
         if alg.overlong_buffer is not None:
+            if batch.policy_mask is not None:
+                raise ValueError(f"overlong_buffer={alg.overlong_buffer} penalizes one completion's length against "
+                                 "max_new_tokens; a multi-turn episode has several turns: set overlong_buffer=None")
             outcome = outcome + overlong_penalty(batch.lengths, cfg.max_new_tokens, alg.overlong_buffer,
                                                  alg.overlong_factor)
         token_rewards = outcome_token_rewards(outcome, mask, batch.token_rewards)
