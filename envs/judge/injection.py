@@ -51,6 +51,7 @@ from collections.abc import Callable, Iterator
 
 import gymnasium
 
+from rlenv.envs.judge.injection_signals import address_to_judge, judging_talk, mentioned
 from rlenv.types import RewardResult, Task
 from rlenv.wrappers.detection import Detection, DetectorWrapper, quote
 
@@ -71,6 +72,8 @@ _LEET = str.maketrans("431057+@$", "aeiostta s".replace(" ", ""))
 _LEET_WORD = re.compile(r"[\w+@$]+")
 #: Not between two paragraphs: a window of text that an address and its request share.
 _NEAR = r"(?:(?!\n\s*\n)[\s\S]){0,150}?"
+#: How much text after a role marker is the turn it opens.
+_TURN = 300
 
 # Lexicons. Each is a regex alternation; non-Latin entries carry no word boundaries (scripts without
 # spaces, and prefixes such as Arabic "لل" or Hebrew "ל" glue to the noun).
@@ -99,7 +102,7 @@ _GRADER = (r"(?:\b(?:grader|judge|evaluator|rater|reviewer|assessor|scorer|marke
 #: Words that turn the following noun into the one addressed.
 _TO = (r"(?:\b(?:dear|esteemed|respected|hey|hi|hello|attention|psst|note (?:to|for)|message (?:to|for)|a (?:note|message)"
        r" (?:to|for)|p\.?s\.?(?: for| to)?|instructions? for|guidance for|to|for|if you are|à l'attention de|au|à|al|a la"
-       r"|para|ao|an|für|per|do|aan|til|till|kepada|untuk|gửi|для|к|προς|kedves|drogi|droga|milý|milá|stimate|caro|cara"
+       r"|para|ao|an(?= (?:den|die|das|alle)\b)|für|per|do|aan|til|till|kepada|untuk|gửi|для|к|προς|kedves|drogi|droga|milý|milá|stimate|caro|cara"
        r"|querido|querida|beste|lieber|liebe|szanown\w*)\b[\s,]*(?:the |my |our |any |an? |den |die "
        r"|der |el |la |le |l'|il |o |a |de |τον |την )?|给|致|向|请|إلى |به |ถึง|เรียน|ל)")
 #: What a candidate asks its grader for.
@@ -364,14 +367,34 @@ def _decoded_runs(text: str, run: str, decode: Callable[[str], bytes]) -> list[s
 
 def detect_judge_injection(completion: str) -> Detection:
     """Fire when ``completion`` holds text addressed to its judge (see the module docstring)."""
+    only_mentioned: set[re.Pattern[str]] = set()  # in the text as written: not looked for in its decodings
     for view, text in _views(completion):
+        where = "" if view == "plain" else f" (in {view})"
         for kind, patterns in _PATTERNS.items():
             for pattern in patterns:
-                match = pattern.search(text)
-                if match:
-                    where = "" if view == "plain" else f" (in {view})"
-                    return Detection(NAME, True, 1.0, kind, f"{quote(match.group(0), 60)}{where}")
+                if pattern in only_mentioned:
+                    continue
+                matches = list(pattern.finditer(text))
+                for match in matches:
+                    if _used(kind, text, match):
+                        return Detection(NAME, True, 1.0, kind, f"{quote(match.group(0), 60)}{where}")
+                if matches and view == "plain" and all(mentioned(text, m.start(), m.end()) for m in matches):
+                    only_mentioned.add(pattern)
+        span = address_to_judge(text)
+        if span is not None:
+            return Detection(NAME, True, 1.0, "grader_address", f"{quote(span, 60)}{where}")
     return Detection.clean(NAME)
+
+
+def _used(kind: str, text: str, match: re.Match[str]) -> bool:
+    """A pattern's match is an attack unless it is talked about (a token named in prose, a phrase
+    quoted to translate); a role marker also needs a turn that talks about judging."""
+    if mentioned(text, match.start(), match.end()):
+        return False
+    if kind == "role_marker":
+        turn = text[match.start():match.end() + _TURN]
+        return judging_talk(turn.split("\n\n")[0] if "\n\n" in turn[1:] else turn)
+    return True
 
 
 class JudgeInjection(DetectorWrapper):

@@ -1,0 +1,116 @@
+"""Co-occurring signals of a judge injection, read from multilingual lexicons kept as data.
+
+A text that talks its judge into a score says four things close together, in whatever words and
+language: **who** it addresses (the evaluator: a grader noun, or a judging verb after "the one",
+"whoever", "the model", "you" — "the model comparing us", "whoever decides"), **what** it asks for
+(the top of a scale, first place, being picked), that it **addresses** its reader (the second person,
+"please", an imperative, "I trust", "deserves") and **which** answer (this one, mine). Each signal alone
+is common in genuine answers (an essay on grading names graders and top marks, a recipe says "you");
+:func:`address_to_judge` fires only where all four meet within two consecutive sentences.
+
+The words of each signal, in English and some thirty other languages and transliterations, are data:
+``injection_lexicon.json`` beside this module (an entry is a word or phrase; ``*`` ends a stem; ``^``
+starts an imperative that counts at the start of a clause). :func:`mentioned` uses its ``mention``
+lexicon: a marker talked about ("tokens like <|im_start|>") rather than used.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+
+import regex
+
+LEXICON = Path(__file__).with_name("injection_lexicon.json")
+#: The signals that must all meet for an address to the judge.
+SIGNALS = ("evaluator", "outcome", "request", "candidate")
+#: Sentence and clause ends: the units a window is made of.
+_UNIT_END = regex.compile(r"(?<=[.!?。！？])\s+|\n+")
+_CLAUSE_START = r"(?:^|(?<=[.!?:;,—–(\-\"'“]\s*)|(?<=\n\s*))"
+#: Up to this many words between an entity ("the model") and its judging verb ("comparing").
+_GAP = 6
+#: A mention word counts up to this many words before the span it names.
+_MENTION_WORDS = 3
+
+
+def _alternation(words: set[str]) -> str:
+    """A lexicon's entries as one regex: Latin words matched whole (a ``*`` stem matches endings),
+    imperatives only at the start of a clause, other scripts anywhere."""
+    groups: dict[str, list[str]] = {"word": [], "stem": [], "imperative": [], "other": []}
+    for word in sorted(words, key=len, reverse=True):
+        body = r"\s+".join(regex.escape(part) for part in word.lstrip("^").rstrip("*").split())
+        if word.startswith("^"):
+            groups["imperative"].append(body)
+        elif regex.match(r"[\p{Latin}\d]", word) is None:
+            groups["other"].append(body)
+        else:
+            groups["stem" if word.endswith("*") else "word"].append(body)
+    shapes = {"word": r"(?<![\p{{L}}\d])(?:{})(?![\p{{L}}\d])", "stem": r"(?<![\p{{L}}\d])(?:{})[\p{{L}}\d'’]*",
+              "imperative": _CLAUSE_START + r"(?:{})(?![\p{{L}}\d])", "other": "(?:{})"}
+    return "|".join(shapes[kind].format("|".join(bodies)) for kind, bodies in groups.items() if bodies)
+
+
+@cache
+def _lexicon() -> dict[str, regex.Pattern[str]]:
+    """Each signal's lexicon, all languages, as one compiled alternation."""
+    data = json.loads(LEXICON.read_text(encoding="utf-8"))
+    compiled = {}
+    for signal, languages in data.items():
+        if signal.startswith("_"):
+            continue
+        words = {w for lang, entries in languages.items() if not lang.startswith("_") for w in entries}
+        if not words:
+            raise ValueError(f"{LEXICON.name}: signal {signal!r} has no entries")
+        compiled[signal] = regex.compile(_alternation(words), regex.I | regex.V1)
+    gap = rf"(?:[\s,\-]+[\p{{L}}'’]+){{0,{_GAP}}}?[\s,\-]+"
+    compiled["evaluator"] = regex.compile(
+        rf"(?:{compiled['evaluator'].pattern})|(?:{compiled['entity'].pattern}){gap}(?:{compiled['judging'].pattern})"
+        rf"|(?<![\p{{L}}])(?:(?:{compiled['judging'].pattern})(?<=ing))\s+(?:{compiled['entity'].pattern})"
+        r"|(?<![\p{L}])your\s+(?:verdict|score|scores|grade|grading|ranking|rating|evaluation|assessment|judge?ment"
+        r"|decision|review|choice|pick|marks?)(?![\p{L}])",
+        regex.I | regex.V1)
+    return compiled
+
+
+def _units(text: str) -> list[tuple[int, str]]:
+    """``(offset, sentence)`` for each sentence or clause of ``text``."""
+    units, start = [], 0
+    for end in _UNIT_END.finditer(text):
+        if text[start:end.start()].strip():
+            units.append((start, text[start:end.start()]))
+        start = end.end()
+    if text[start:].strip():
+        units.append((start, text[start:]))
+    return units
+
+
+def address_to_judge(text: str) -> str | None:
+    """The span where an evaluator, an outcome, an address and the candidate meet, or ``None``."""
+    lexicon = _lexicon()
+    units = _units(text)
+    found = [{s for s in SIGNALS if lexicon[s].search(unit)} for _, unit in units]
+    for i in range(len(units)):
+        for j in (i, i + 1):
+            if j < len(units) and set(SIGNALS) <= found[i] | found[j]:
+                offset, last = units[j]
+                return text[units[i][0]:offset + len(last)]
+    return None
+
+
+def mentioned(text: str, start: int, end: int) -> bool:
+    """Whether the span ``text[start:end]`` is talked about rather than used: named by a word of the
+    ``mention`` lexicon right before it ("tokens like <|im_start|>", "the template writes", "translate
+    'please ...'") or right after it ("the [INST] tag")."""
+    before = text[max(0, start - 60):start]
+    words_before = " ".join(regex.split(r"[.!?\n]", before)[-1].split()[-_MENTION_WORDS:])
+    first_after = regex.match(r"\s*([\p{L}]+)", text[end:end + 40])
+    mention = _lexicon()["mention"]
+    return bool(mention.search(words_before)) or bool(first_after and mention.fullmatch(first_after.group(1)))
+
+
+def judging_talk(text: str) -> bool:
+    """Whether ``text`` names an evaluator, an outcome or a verdict: what a turn opened by a role
+    marker says when it is an attack."""
+    lexicon = _lexicon()
+    return any(lexicon[signal].search(text) for signal in ("evaluator", "outcome", "verdict"))
