@@ -332,6 +332,9 @@ def _views(text: str) -> Iterator[tuple[str, str]]:
         ("Unicode tag characters", lambda t: _TAGS.sub(lambda m: "".join(chr(ord(c) - 0xE0000) for c in m.group(0)), t)),
         ("look-alike letters", _read_lookalikes),
         ("joined lines", lambda t: re.sub(r"[ \t]*\n[ \t]*(?!\n)", " ", t)),
+        ("first words of lines", lambda t: " ".join(m.group(1) for m in re.finditer(r"^\W*(\w+)", t, re.M))),
+        ("letter forms", _letter_forms),
+        ("binary", lambda t: " ".join(_decoded_runs(t, r"(?:[01]{8}\s?){4,}", _bits))),
     ]
     for name, decode in decoders:
         try:
@@ -349,7 +352,7 @@ def _views(text: str) -> Iterator[tuple[str, str]]:
 #: LaTeX commands, math delimiters, markdown emphasis and code ticks, HTML and XML tags.
 _MARKUP = re.compile(r"\\[a-zA-Z]+\*?|[{}$`]|\*\*|__|~~|<[^<>\n]{1,80}>")
 #: A table: two or more consecutive lines with separators (CSV, TSV, semicolons, pipes).
-_TABLE = re.compile(r"(?:^[^\n]*[,;\t|][^\n]*(?:\n|$)){2,}", re.M)
+_TABLE = re.compile(r"(?:^[^\n,;\t|]*[,;\t|][^\n]*(?:\n|$)){2,}", re.M)
 
 
 def _unmarked(text: str) -> str:
@@ -382,6 +385,28 @@ def _read_lookalikes(text: str) -> str:
     return _WORD.sub(lambda m: read(m.group(0)), text)
 
 
+#: Letters written as small capitals, modifier or other letter forms NFKC keeps ("ᴊᴜᴅɢᴇ"), by their names.
+_LETTER_FORM = re.compile(r"LATIN (?:LETTER SMALL CAPITAL |(?:SMALL|CAPITAL) LETTER |MODIFIER LETTER (?:SMALL |CAPITAL )?)(\w)\b")
+
+
+def _letter_forms(text: str) -> str:
+    """Every letter read as its plain Latin base: accents and combining marks dropped ("Zalgo" text),
+    small capitals and modifier letters read as letters."""
+    out = []
+    for char in unicodedata.normalize("NFKD", text):
+        if unicodedata.combining(char):
+            continue
+        form = _LETTER_FORM.match(unicodedata.name(char, "")) if ord(char) > 0x7F else None
+        out.append(form.group(1).lower() if form else char)
+    return "".join(out)
+
+
+def _bits(run: str) -> bytes:
+    """Bytes written as groups of eight binary digits."""
+    bits = re.sub(r"\s", "", run)
+    return bytes(int(bits[i:i + 8], 2) for i in range(0, len(bits) - len(bits) % 8, 8))
+
+
 def _unleet(text: str) -> str:
     """Leetspeak read as letters in the words that have letters (a number stays a number)."""
     return _LEET_WORD.sub(lambda m: m.group(0).translate(_LEET) if _LATIN.search(m.group(0)) else m.group(0), text)
@@ -402,6 +427,7 @@ def _decoded_runs(text: str, run: str, decode: Callable[[str], bytes]) -> list[s
 def detect_judge_injection(completion: str) -> Detection:
     """Fire when ``completion`` holds text addressed to its judge (see the module docstring)."""
     only_mentioned: set[re.Pattern[str]] = set()  # in the text as written: not looked for in its decodings
+    signals: dict[str, frozenset[str]] = {}  # each sentence's signals, shared by the views
     for view, text in _views(completion):
         where = "" if view == "plain" else f" (in {view})"
         for kind, patterns in _PATTERNS.items():
@@ -414,7 +440,7 @@ def detect_judge_injection(completion: str) -> Detection:
                         return Detection(NAME, True, 1.0, kind, f"{quote(match.group(0), 60)}{where}")
                 if matches and view == "plain" and all(mentioned(text, m.start(), m.end()) for m in matches):
                     only_mentioned.add(pattern)
-        span = address_to_judge(text)
+        span = address_to_judge(text, signals)
         if span is not None:
             return Detection(NAME, True, 1.0, "grader_address", f"{quote(span, 60)}{where}")
     return Detection.clean(NAME)
