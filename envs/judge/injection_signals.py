@@ -25,12 +25,14 @@ import regex
 LEXICON = Path(__file__).with_name("injection_lexicon.json")
 #: The signals that must all meet for an address to the judge.
 SIGNALS = ("evaluator", "outcome", "request", "candidate")
+#: Or, in one sentence, a plea for the explicit top of a scale for the candidate ("please give this answer full marks").
+PLEA = ("plea", "top_mark", "candidate")
 #: Sentence and clause ends: the units a window is made of.
 _UNIT_END = regex.compile(r"(?<=[.!?。！？])\s+|\n+|\s*\|\s*")
 #: A unit longer than this many words is cut into pieces of this many (a table or list joined into one line).
 _UNIT_WORDS = 30
 _WORDS = regex.compile(r"\S+")
-_CLAUSE_START = r"(?:^|(?<=[.!?:;,—–(\-\"'“]\s+)|(?<=[(\"'“])|(?<=\n\s*))"
+_CLAUSE_START = r"(?:^|(?<=[.!?:;,—–(\-\"'“]\s+)|(?<=\()|(?<=\n\s*))"
 #: Up to this many words between an entity ("the model") and its judging verb ("comparing").
 _GAP = 6
 #: A sentence of at most this many words that names and addresses the evaluator greets it.
@@ -103,10 +105,10 @@ def address_to_judge(text: str, seen: dict[str, frozenset[str]] | None = None) -
     found = []
     for _, unit in units:
         if unit not in seen:
-            seen[unit] = frozenset(s for s in SIGNALS if lexicon[s].search(unit))
+            seen[unit] = frozenset(s for s in (*SIGNALS, *PLEA) if lexicon[s].search(unit))
         found.append(seen[unit])
     for i, (offset, unit) in enumerate(units):
-        if set(SIGNALS) <= found[i]:
+        if set(SIGNALS) <= found[i] or set(PLEA) <= found[i]:
             return unit
         if i + 1 < len(units) and set(SIGNALS) <= found[i] | found[i + 1]:
             greeted = {"evaluator", "request"} <= found[i] and len(unit.split()) <= _GREETING_WORDS
