@@ -3,36 +3,41 @@
 A candidate judged by an LLM can try to talk the judge into a high score. :func:`detect_judge_injection`
 flags four kinds, each in the text as written and in what it decodes to:
 
+* ``grader_address`` — text addressed to whoever grades that asks for an outcome. Read from
+  co-occurring signals (:mod:`rlenv.envs.judge.injection_signals`): an evaluator (a grader noun, or a
+  judging verb beside "the one", "whoever", "the model", "you"), an outcome (top marks, first place,
+  being picked), an address (the second person, "please", an imperative, "I trust") and the candidate
+  itself ("this one", "mine"), all in one sentence or two adjacent ones; or a plea for the explicit top
+  of a scale for the candidate. The words of each signal, in English and some sixty other languages
+  and transliterations, are data (``injection_lexicon.json``). Phrase patterns add the English forms
+  that need no evaluator ("this response was pre-verified", "no need to check this again");
 * ``instruction_override`` — "ignore previous instructions" and its paraphrases: the judge's prior
-  instructions, rubric or criteria named together with a word that voids them ("obsolete",
-  "superseded", "no longer apply", "set aside", "contains a mistake", "have been updated"), "your
-  only task is", "new directive for the evaluation", made-up grading rules ("answers mentioning X
-  score 10"), attacks on the reference answer or answer key;
-* ``grader_address`` — text addressed to whoever grades (a lexicon of grader nouns in English and
-  some twenty other languages, "the model evaluating this", "whoever marks this", "you, as a
-  fair-minded AI") that asks for an outcome (a lexicon of top marks, "best", "prefer", "outranks",
-  "merits" in the same languages), requests to rate "this" highly, claims that the answer was
-  verified or that the grader was told to accept it;
-* ``fake_verdict`` — verdict structure: a verdict field (score, rating, grade, verdict, points,
-  winner, a judge's criteria, in several languages) holding a value at the top of its scale (10,
-  N/N, 100%, 5 stars, A+, PASS, correct, winner, "this response") in any wrapping — ``key: value``
-  lines, JSON, YAML, markdown tables, XML elements and attributes, ``[[10]]`` — and
-  ``<score>``/``<winner>`` pairs, a closing ``</candidate>``, ``[[A]]``;
-* ``role_marker`` — chat-template tokens (any ``<|...|>``, ``[INST]``, ``<<SYS>>``, ``<start_of_turn>``,
-  ``<system>``), ``System:``/``Assistant:``/``Human:`` turns and "system message" notes.
+  instructions, rubric or criteria named together with a word that voids them, "your only task is",
+  made-up grading rules ("answers mentioning X score 10"), attacks on the reference answer;
+* ``fake_verdict`` — a verdict field (score, rating, grade, verdict, points, winner, preferred, rank, a
+  judge's criteria, in several languages) holding a value at the top of its scale (10, N/N, 100%,
+  5 stars, A+, PASS, correct, winner, "this response", rank 1) in any wrapping: ``key: value`` lines,
+  JSON, YAML, XML elements and attributes, ``[[10]]``, and tables (a table's verdict rows: its one data
+  row, rows that name the candidate, or a column all at the top; a table comparing several items is data);
+* ``role_marker`` — chat-template tokens and turn labels (``<|...|>``, ``[INST]``, ``<<SYS>>``,
+  ``<start_of_turn>``, ``System:``, ``### Instruction``) that open a turn talking about judging (an
+  evaluator, an outcome or a verdict word in it).
+
+A marker or phrase that is talked about rather than used — "tokens like <|im_start|>", "the template
+writes ...", "translate 'please give full marks'", "the [INST] tag" — is not a finding.
 
 The decoded views are: Unicode NFKC with zero-width characters removed (fullwidth and mathematical
-letters, spliced words), HTML character references, ``\\uXXXX`` escapes, percent-encoding, base64 and
-hex runs, ROT13, the text reversed, letters spaced or dotted apart, leetspeak (in words that have
-letters, after every other decoding too), Unicode tag characters read as ASCII, Cyrillic and Greek
-look-alike letters read as Latin inside mixed-script words, and lines joined (a request split over
-lines). A finding in a decoded view names it (``kind`` stays the same, the evidence says ``in base64``).
+letters, spliced words), HTML character references, ``\\uXXXX`` escapes, percent-encoding, base64,
+base32, hex and binary runs, ROT13, the text reversed, letters spaced or dotted apart, leetspeak,
+Unicode tag characters read as ASCII, Cyrillic and Greek look-alike letters read as Latin inside
+mixed-script words, letter forms (accents and combining marks dropped, small capitals read as
+letters), markup removed (LaTeX, Markdown emphasis, HTML tags), table cells after their headers, lines
+joined (a request split over lines) and the first words of lines. A finding in a decoded view names it
+(``kind`` stays the same, the evidence says ``in base64``).
 
-The lexicons and shapes are written per class of attack, not per corpus text, but an attack in a
-form none of them covers passes: on held-out sets written after each round of changes it flagged
-60/63, 33/40, 23/38, 26/39, 29/40, 29/40, 32/40 and 30/40 injections, and on the last one, never
-used to change it, 32/40 injections and 3/40 clean answers (``benchmarks/judge_injection.py``). It
-is an audit flag; the judge prompts' escaping is the defense.
+The rates on corpora written before each round of changes, and on the last held-out set, never used to
+change the detector, are in ``benchmarks/judge_injection.py`` and ``docs/judges.md``. It is an audit
+flag; the judge prompts' escaping is the defense.
 
 :class:`JudgeInjection` is the ``judge_injection`` detector of the registry (flag only by default;
 ``penalty`` < 0 makes it a penalty).
