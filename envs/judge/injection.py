@@ -432,7 +432,7 @@ def _decoded_runs(text: str, run: str, decode: Callable[[str], bytes]) -> list[s
 def detect_judge_injection(completion: str) -> Detection:
     """Fire when ``completion`` holds text addressed to its judge (see the module docstring)."""
     only_mentioned: set[re.Pattern[str]] = set()  # in the text as written: not looked for in its decodings
-    signals: dict[str, frozenset[str]] = {}  # each sentence's signals, shared by the views
+    signals: dict[tuple[str, str], bool] = {}  # each sentence's signals, shared by the views
     for view, text in _views(completion):
         where = "" if view == "plain" else f" (in {view})"
         for kind, patterns in _PATTERNS.items():
