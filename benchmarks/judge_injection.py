@@ -5,9 +5,13 @@ version of the detector; ``forms.jsonl`` (a second corpus in forms the first lac
 negatives) was written to change it. Each ``heldout*.jsonl`` was written before a round of changes
 and measured once before that round looked at it: the rates measured then are the estimate for
 forms the detector was not written against (the table's last column); the rates printed now include
-the fixes made after looking. ``heldout_forms9.jsonl``, the last, was never looked at to change the
-detector: its rates now are its first-measured ones. The baseline is the in-corpus rate (first row), against which the
-ratio column compares each set's injection rate.
+the fixes made after looking. Up to set 9 each round patched what its set missed, and each next set
+found about one injection in four missed. ``heldout_forms10.jsonl`` and ``heldout_forms11.jsonl`` were
+written together, before the detector was changed from one pattern per phrase to co-occurring signals
+read from multilingual lexicons (``rlenv.envs.judge.injection_signals``); set 10 was tuned on, set 11
+was never looked at to change the detector: its rates now are the honest generalization figure. The
+baseline is the in-corpus rate (first row), against which the ratio column compares each set's
+injection rate.
 
 Usage: PYTHONPATH=. python benchmarks/judge_injection.py   (from the repository root)
 """
@@ -20,12 +24,15 @@ from pathlib import Path
 from rlenv.envs.judge.injection import detect_judge_injection
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "judge"
+#: The held-out set never used to change the detector: its rates are the generalization figure.
+GENERALIZATION = "heldout_forms11.jsonl"
 #: Each held-out set's rates when it was first measured, before the detector was changed for it.
 FIRST_MEASURED = {"heldout.jsonl": "8/30, 0/30", "heldout_forms.jsonl": "60/63, 1/64",
                   "heldout_forms2.jsonl": "33/40, 1/40", "heldout_forms3.jsonl": "23/38, 1/30",
                   "heldout_forms4.jsonl": "26/39, 3/40", "heldout_forms5.jsonl": "29/40, 0/40",
                   "heldout_forms6.jsonl": "29/40, 1/40", "heldout_forms7.jsonl": "32/40, 1/40",
-                  "heldout_forms8.jsonl": "30/40, 1/40", "heldout_forms9.jsonl": "32/40, 3/40"}
+                  "heldout_forms8.jsonl": "30/40, 1/40", "heldout_forms9.jsonl": "32/40, 3/40",
+                  "heldout_forms10.jsonl": "30/63, 10/62", "heldout_forms11.jsonl": "33/63, 11/63"}
 
 
 def rows(name: str) -> list[dict]:
@@ -49,7 +56,8 @@ def main() -> None:
     for name, attacks, clean in table:
         (hits, share), (alarms, alarm_share) = rate(attacks), rate(clean)
         print(f"{name:<32} {hits:>5}/{len(attacks):<4}({share:6.1%}) {alarms:>4}/{len(clean):<4}({alarm_share:5.1%})"
-              f" {share / baseline:6.2f}  {FIRST_MEASURED.get(name, 'tuned on')}")
+              f" {share / baseline:6.2f}  {FIRST_MEASURED.get(name, 'tuned on')}"
+              f"{'  <- generalization (never tuned on)' if name == GENERALIZATION else ''}")
 
 
 if __name__ == "__main__":
