@@ -48,8 +48,9 @@ def kernel_held(idle: dict | None = None) -> dict:
     scrubbed tmpfs, unix sockets, and the shared memory charged to the container's cgroup.
 
     With the ``idle`` baseline, the unix sockets are counted (``/proc/net/unix``, a listing) only
-    when the namespace's count of all sockets differs from its idle count: every socket of an idle
-    container is one of the runner's own unix sockets, so an equal count means none is left over."""
+    when the namespace's count of all sockets differs from its idle count: the sockets of an idle
+    container (the runner's own unix sockets, and the network namespace's) are the same after every
+    job, so an equal count means no socket of a job, unix or other, is left over."""
     state: dict[str, Any] = {}
     for root in SCRUB_DIRS[:2]:
         used = _in_use(root)
