@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import functools
 import json
 import math
 from collections.abc import Mapping, Sequence
@@ -204,8 +205,15 @@ def encode_parts(job: Job) -> bytes:
 
 def encode_header(job: Job, job_id: str) -> bytes:
     """The header frame of ``job`` sent as ``job_id``."""
-    return _frame({"id": job_id, "mode": job.mode, "limits": dataclasses.asdict(job.limits),
+    return _frame({"id": job_id, "mode": job.mode, "limits": _limit_values(job.limits),
                    "keep_output_bytes": int(job.keep_output_bytes)})
+
+
+@functools.lru_cache(maxsize=256)
+def _limit_values(limits: Limits) -> dict[str, float]:
+    """``limits`` as a dict (frozen and hashable: built once per distinct ``Limits``, not per send;
+    only read)."""
+    return {field.name: getattr(limits, field.name) for field in dataclasses.fields(limits)}
 
 
 def _frame(part: dict[str, Any]) -> bytes:

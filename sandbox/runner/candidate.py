@@ -20,7 +20,7 @@ from typing import Any
 from rlenv.sandbox.protocol import decode_value, encode_value
 from rlenv.sandbox.runner.confinement import CANDIDATE_RLIMITS, JOB_UID, become, install_fds, set_limit
 from rlenv.sandbox.runner.faults import EXIT_MEMORY, EXIT_SETUP, exception_text
-from rlenv.sandbox.runner.records import CANDIDATE_JOB, MAX_WORKDIR, recv_record
+from rlenv.sandbox.runner.records import CANDIDATE_JOB, JOB_SOCKET_FD, MAX_JOB_FDS, MAX_WORKDIR, recv_record
 
 
 def _read_code(fd: int) -> str:
@@ -54,17 +54,21 @@ def _report_setup_failure() -> None:
         os._exit(EXIT_SETUP)
 
 
-def child_setup(rlimits: tuple, workdir: str, fds: dict) -> str:
-    """Turn a freshly forked process into a candidate process: own session, exactly ``fds``,
-    default signals, the work directory, ``rlimits`` (values of
+def child_setup(rlimits: tuple, workdir: str, fds: list) -> str:
+    """Turn a freshly forked process into a candidate process: own session, exactly ``fds`` as its
+    descriptors 0, 1, 2, ... (moved there unless they are there already, as :func:`run_candidate`
+    has them arrive), default signals, the work directory, ``rlimits`` (values of
     :data:`~rlenv.sandbox.runner.confinement.CANDIDATE_RLIMITS`, in order), first in line for the OOM
     killer, the job user with no capabilities (the seccomp filters, no core dumps and ``sys.argv``
     come from :func:`~rlenv.sandbox.runner.main.main` and the fork server). Returns the job's code,
     read from the descriptor just below the last one (see :func:`~rlenv.sandbox.runner.forkserver.spawn`)."""
     gc.freeze()  # the job's collections never traverse (and copy) the objects it inherited
     os.setsid()
-    install_fds(fds)
-    ready = max(fds)  # the last descriptor; the code is just below it
+    ready = len(fds) - 1  # the last descriptor; the code is just below it
+    if fds == list(range(ready + 1)):
+        os.closerange(ready + 1, 1 << 20)  # one close_range: every descriptor but the job's
+    else:
+        install_fds(dict(enumerate(fds)))
     code = _read_code(ready - 1)
     _signal.signal(signal.SIGINT, signal.default_int_handler)  # the runner ignores it; a program expects Python's
     os.chdir(workdir)
@@ -175,19 +179,26 @@ def function_main(code: str) -> None:
     _flush_and_exit(0)
 
 
-def run_candidate(sock: socket.socket) -> None:
-    """Body of a candidate process: wait on ``sock`` for the job (a
+def run_candidate(sock_fd: int) -> None:
+    """Body of a candidate process forked with its socket at ``sock_fd`` (a process of the fork
+    server's, with its descriptors): keep only that socket, at
+    :data:`~rlenv.sandbox.runner.records.JOB_SOCKET_FD`, wait there for the job (a
     :data:`~rlenv.sandbox.runner.records.CANDIDATE_JOB` record, the work directory and descriptors: see
     :func:`~rlenv.sandbox.runner.forkserver.spawn`), :func:`child_setup`, then the program or the
     function server. Never returns: whatever escapes the candidate's code
     ends the process, so no code of the fork server ever runs as the candidate."""
     try:
-        job, fds = recv_record(sock, CANDIDATE_JOB.size + MAX_WORKDIR, 8)
+        if sock_fd != JOB_SOCKET_FD:
+            os.dup2(sock_fd, JOB_SOCKET_FD)
+        os.closerange(0, JOB_SOCKET_FD)
+        os.closerange(JOB_SOCKET_FD + 1, 1 << 20)
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET, 0, JOB_SOCKET_FD)
+        job, fds = recv_record(sock, CANDIDATE_JOB.size + MAX_WORKDIR, MAX_JOB_FDS)
         if not job:
             os._exit(0)  # the runner stopped before it had a job for this process
         sock.close()
         program, *rlimits = CANDIDATE_JOB.unpack_from(job)
-        code = child_setup(tuple(rlimits), job[CANDIDATE_JOB.size:].decode(), dict(enumerate(fds)))
+        code = child_setup(tuple(rlimits), job[CANDIDATE_JOB.size:].decode(), fds)
     except BaseException:
         _report_setup_failure()
     try:

@@ -105,8 +105,7 @@ def fork_server_loop(sock: socket.socket) -> None:
                 pid = os.fork()
                 if pid == 0:
                     try:  # nothing of this loop may run in the child
-                        install_fds({3: fds[0]})
-                        run_candidate(socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET, 0, 3))
+                        run_candidate(fds[0])
                     finally:
                         os._exit(EXIT_SETUP)
                 pidfd = os.pidfd_open(pid)  # before this process reaps it: a zombie has a pidfd too
@@ -134,6 +133,7 @@ class ForkServer:
 
     def __init__(self) -> None:
         self.pid = 0
+        self.pidfd = -1
         self.sock: socket.socket | None = None
         self.statuses: dict[int, int] = {}
         self._asked: socket.socket | None = None  # our end of the socket of a spare not yet answered for
@@ -153,7 +153,7 @@ class ForkServer:
             finally:
                 os._exit(EXIT_SETUP)
         theirs.close()
-        self.pid, self.sock = pid, ours
+        self.pid, self.pidfd, self.sock = pid, os.pidfd_open(pid), ours
         self.ask()
 
     def _server(self) -> socket.socket:
@@ -201,6 +201,12 @@ class ForkServer:
             self.statuses.pop(pid, None)  # an earlier process's, its pid now reused
             self._spare = (pid, handed[0], sock)
         return self._spare[0] if self._spare is not None else None
+
+    def pidfds(self) -> list[int] | None:
+        """Pidfds of the fork server and its spare (None when there is no spare: see :meth:`spare_pid`)."""
+        if self.spare_pid() is None or self._spare is None:
+            return None
+        return [self.pidfd, self._spare[1]]
 
     def fork(self, job: bytes, fds: list) -> tuple[int, int]:
         """``(pid, pidfd)`` of a candidate process that got ``job`` and ``fds`` (see

@@ -24,12 +24,14 @@ from rlenv.sandbox.runner.faults import EXIT_MEMORY, SandboxFault, exception_tex
 from rlenv.sandbox.runner.forkserver import ForkServer, code_file, set_up, spawn
 from rlenv.sandbox.runner.grader import Grader
 from rlenv.sandbox.runner.procfs import oom_kills
-from rlenv.sandbox.runner.scrub import drift, kernel_held, scrub, sweep
+from rlenv.sandbox.runner.scrub import drift, kernel_held, only_helpers, scrub, sweep
 from rlenv.sandbox.runner.seccomp import install_seccomp, seccomp_program
 
 RUNNER_VERSION = "3"
 #: Root of the per-job work directories (the container's tmpfs).
 WORK_ROOT = "/tmp"
+#: The work directories made since the last scrub (it removes them first).
+_MADE: list[str] = []
 #: The grader is replaced after this many jobs, so trusted test code cannot accumulate state.
 GRADER_JOBS = 256
 #: Modules imported once by the runner so that forked jobs do not pay for them. Not ``random``:
@@ -79,6 +81,7 @@ def _work_directory(files: dict) -> str:
     """A new work directory holding ``files``, owned by the job user."""
     workdir = os.path.join(WORK_ROOT, "job-" + os.urandom(6).hex())
     os.mkdir(workdir, 0o700)
+    _MADE.append(workdir)
     os.chown(workdir, JOB_UID, JOB_UID)
     _write_files(workdir, files)
     return workdir
@@ -94,9 +97,9 @@ def _run_cases(header: dict, candidate: dict, code_fd: int, server: ForkServer, 
     runs: list[dict[str, Any]] = []
     for stdin in candidate["stdins"]:
         if runs:
-            if not sweep(helpers(grader, server)):
+            if not swept(grader, server):
                 raise SandboxFault("processes of an earlier run survived the sweep")
-            left = scrub()
+            left = _scrub()
             if left:
                 raise SandboxFault(f"files of an earlier run survived the scrub: {left[:5]}")
         began = time.monotonic()
@@ -126,9 +129,26 @@ def _run_cases(header: dict, candidate: dict, code_fd: int, server: ForkServer, 
     return runs
 
 
+def _scrub(idle: dict | None = None) -> list[str]:
+    """:func:`~rlenv.sandbox.runner.scrub.scrub`, given the work directories made since the last one."""
+    try:
+        return scrub(idle, _MADE)
+    finally:
+        _MADE.clear()
+
+
 def helpers(grader: Grader, server: ForkServer) -> frozenset:
     """The pids of the processes a sweep keeps: the grader, the fork server and its spare."""
     return frozenset([grader.pid, server.pid, server.spare_pid()])
+
+
+def swept(grader: Grader, server: ForkServer) -> bool:
+    """Every process but the runner's helpers killed and reaped (False if some survive); no
+    listing of ``/proc`` when the container's task count shows that only the helpers exist."""
+    pidfds = server.pidfds()
+    if pidfds is not None and grader.sock is not None and only_helpers([grader.pidfd, *pidfds]):
+        return True
+    return sweep(helpers(grader, server))
 
 
 def run_job(header: dict, candidate: dict, grader: Grader, server: ForkServer) -> dict:
@@ -255,10 +275,10 @@ def main() -> int:
             grader.stop()
         del candidate
         result["id"] = header.get("id")
-        if not sweep(helpers(grader, server)):
+        if not swept(grader, server):
             _write_line(dict(result, fatal="processes survived the sweep"))
             return 1
-        leftovers = scrub()
+        leftovers = _scrub(idle)
         if leftovers:
             result["fatal"] = f"files survived the scrub: {leftovers[:5]}"
         if grader.sock is not None:
@@ -267,7 +287,7 @@ def main() -> int:
             grader.stop()
         if grader.sock is None:
             grader.start()
-        left_in_kernel = drift(idle, kernel_held())
+        left_in_kernel = drift(idle, kernel_held(idle))
         if left_in_kernel:
             leftovers.append("the container did not return to idle")
             result["fatal"] = f"the container did not return to idle: {left_in_kernel}"

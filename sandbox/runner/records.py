@@ -20,6 +20,13 @@ FORKED, FORK_FAILED, EXITED = 1, 2, 3
 #: most :data:`MAX_WORKDIR` bytes).
 CANDIDATE_JOB = struct.Struct("=?qqqq")
 MAX_WORKDIR = 4096
+#: Most descriptors that come with a candidate process's job (see
+#: :func:`~rlenv.sandbox.runner.forkserver.spawn`).
+MAX_JOB_FDS = 8
+#: Where a spare candidate process keeps its socket while it waits for its job: above every
+#: descriptor a job brings, so that those arrive at 0, 1, 2, ... in their order and need no moving,
+#: and low enough that the descriptor table never grows.
+JOB_SOCKET_FD = MAX_JOB_FDS
 
 
 def send_record(sock: socket.socket, record: bytes, fds: Sequence[int] = ()) -> None:

@@ -6,9 +6,12 @@ runner's helpers killed (:func:`sweep`), the writable places and System V IPC wi
 from __future__ import annotations
 
 import errno
+import functools
 import os
+import select
 import signal
 import time
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from rlenv.sandbox.runner.confinement import JOB_UID, become, install_fds
@@ -19,19 +22,45 @@ SCRUB_DIRS = ("/tmp", "/dev/shm", "/dev/mqueue")
 #: Most shared memory (tmpfs, SysV, memfd pages) the container's cgroup may hold after a job
 #: beyond its idle baseline, bytes: page-rounding noise, not a job's leftovers.
 SHMEM_SLACK = 4 << 20
+#: The container's task counter (cgroup v1, v2): every process and thread, zombies included.
+PIDS_CURRENT = ("/sys/fs/cgroup/pids/pids.current", "/sys/fs/cgroup/pids.current")
 
 
-def kernel_held() -> dict:
+def _in_use(root: str) -> tuple[int, int] | None:
+    """Blocks and inodes in use on the file system at ``root`` (None if there is none)."""
+    try:
+        stat = os.statvfs(root)
+    except OSError:
+        return None
+    return stat.f_blocks - stat.f_bfree, stat.f_files - stat.f_ffree
+
+
+def _sockets() -> int:
+    """Sockets of every family open in this network namespace (``/proc/net/sockstat``: one counter)."""
+    for line in read_small("/proc/net/sockstat").splitlines():
+        if line.startswith(b"sockets: used "):
+            return int(line[14:])
+    return -1
+
+
+def kernel_held(idle: dict | None = None) -> dict:
     """What the container's kernel holds outside every process: blocks and inodes in use on each
-    scrubbed tmpfs, unix sockets, and the shared memory charged to the container's cgroup."""
+    scrubbed tmpfs, unix sockets, and the shared memory charged to the container's cgroup.
+
+    With the ``idle`` baseline, the unix sockets are counted (``/proc/net/unix``, a listing) only
+    when the namespace's count of all sockets differs from its idle count: the sockets of an idle
+    container (the runner's own unix sockets, and the network namespace's) are the same after every
+    job, so an equal count means no socket of a job, unix or other, is left over."""
     state: dict[str, Any] = {}
     for root in SCRUB_DIRS[:2]:
-        try:
-            stat = os.statvfs(root)
-        except OSError:
-            continue
-        state[root] = (stat.f_blocks - stat.f_bfree, stat.f_files - stat.f_ffree)
-    state["unix sockets"] = read_small("/proc/net/unix").count(b"\n") - 1
+        used = _in_use(root)
+        if used is not None:
+            state[root] = used
+    state["sockets"] = _sockets()
+    if idle is not None and state["sockets"] == idle["sockets"] != -1:
+        state["unix sockets"] = idle["unix sockets"]
+    else:
+        state["unix sockets"] = read_small("/proc/net/unix").count(b"\n") - 1
     for path in ("/sys/fs/cgroup/memory/memory.stat", "/sys/fs/cgroup/memory.stat"):
         for line in read_small(path).splitlines():
             name, _, value = line.partition(b" ")
@@ -42,9 +71,11 @@ def kernel_held() -> dict:
 
 def drift(idle: dict, now: dict) -> list[str]:
     """How the container's kernel-held state ``now`` differs from its ``idle`` baseline (see
-    :func:`kernel_held`): a job left something there that no scrub can remove."""
-    return [f"{name}: {now.get(name)} (idle: {value})" for name, value in idle.items()
-            if (now.get(name, 0) > value + SHMEM_SLACK if name == "shmem" else now.get(name) != value)]
+    :func:`kernel_held`): a job left something there that no scrub can remove. (Sockets of other
+    families than unix, e.g. a closing TCP connection, are not drift: they do not outlive the
+    kernel's own timers.)"""
+    return [f"{name}: {now.get(name)} (idle: {value})" for name, value in idle.items() if name != "sockets" and
+            (now.get(name, 0) > value + SHMEM_SLACK if name == "shmem" else now.get(name) != value)]
 
 
 def host_gone() -> None:
@@ -61,6 +92,18 @@ def _reap_all() -> None:
             return
         if pid == 0:
             return
+
+
+def only_helpers(pidfds: Sequence[int]) -> bool:
+    """Whether the container's only tasks are PID 1 and the processes behind ``pidfds``, all
+    alive: the pids cgroup counts every task, zombies included, and a pidfd tells whether its own
+    process (never another that reused its pid) has exited. Then a :func:`sweep` has nothing to
+    kill or reap. False when the counter cannot be read."""
+    for path in PIDS_CURRENT:
+        count = read_small(path).strip()
+        if count:
+            return int(count) == 1 + len(pidfds) and not select.select(list(pidfds), [], [], 0)[0]
+    return False
 
 
 def sweep(keep: frozenset) -> bool:
@@ -86,16 +129,23 @@ def sweep(keep: frozenset) -> bool:
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
-def empty_directory(root: str) -> None:
+def _inodes_at_idle(root: str, idle: tuple[int, int]) -> bool:
+    """Whether the inodes in use at ``root`` are as many as in its ``idle`` (blocks, inodes)."""
+    used = _in_use(root)
+    return used is not None and used[1] == idle[1]
+
+
+def empty_directory(root: str, emptied: Callable[[], bool] | None = None) -> None:
     """Remove everything below the directory ``root``, whatever a job made there: any depth, names
     that add up to paths longer than ``PATH_MAX``, directories without permissions, symlinks
     (never followed), any number of entries. Iterative, streaming and relative to directory
     descriptors: the subdirectories of a directory being removed are first moved up into
     ``root``, so no more than two directories are open, no path is ever longer than one name, and
-    the memory used does not grow with what the job made. (The runner may bypass permissions.)"""
+    the memory used does not grow with what the job made. (The runner may bypass permissions.)
+    ``emptied``, when given, tells after a pass whether ``root`` is empty without listing it again."""
     root_fd = os.open(root, _DIR_FLAGS)
     try:
-        while _remove_entries(root_fd):
+        while _remove_entries(root_fd) and not (emptied and emptied()):
             pass  # entries moved up into root during the pass are removed by the next one
     finally:
         os.close(root_fd)
@@ -129,12 +179,26 @@ def _remove_entries(root_fd: int) -> bool:
     return found
 
 
-def scrub() -> list[str]:
-    """Remove every file a job could have written; returns what could not be removed."""
+def scrub(idle: dict | None = None, made: Sequence[str] = ()) -> list[str]:
+    """Remove every file a job could have written; returns what could not be removed. The
+    directories the runner ``made`` for the job are removed first if they are empty. With the
+    ``idle`` baseline of :func:`kernel_held`, a tmpfs whose inodes in use are back to their idle
+    count holds nothing a job made (every file, directory, link or socket is an inode) and is
+    not listed again."""
+    for path in made:
+        try:
+            os.rmdir(path)
+        except OSError:
+            pass  # not empty, or gone: what is there is removed below
     left = []
     for root in SCRUB_DIRS:
+        emptied = None
+        if idle is not None and root in idle:
+            if _inodes_at_idle(root, idle[root]):
+                continue
+            emptied = functools.partial(_inodes_at_idle, root, idle[root])
         try:
-            empty_directory(root)
+            empty_directory(root, emptied)
         except FileNotFoundError as exc:
             if exc.filename in (root, None) and not os.path.isdir(root):
                 continue  # this container has no such place

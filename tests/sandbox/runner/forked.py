@@ -76,7 +76,7 @@ def start_candidate(workdir: str, program: bool, code: str, passed: list[int]) -
     def candidate() -> None:
         ours.close()
         standard_streams()
-        run_candidate(theirs)
+        run_candidate(theirs.detach())
 
     pid = fork_running(candidate)
     theirs.close()

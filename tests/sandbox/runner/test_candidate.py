@@ -8,11 +8,18 @@ import resource
 
 import pytest
 
-from rlenv.sandbox.runner.candidate import program_main
-from rlenv.sandbox.runner.confinement import JOB_UID
+from rlenv.sandbox.runner.candidate import child_setup, program_main
+from rlenv.sandbox.runner.confinement import JOB_UID, candidate_rlimits
 from rlenv.sandbox.runner.faults import EXIT_MEMORY, EXIT_SETUP
-from rlenv.sandbox.runner.forkserver import set_up
-from tests.sandbox.runner.forked import captured_child, read_all, start_candidate
+from rlenv.sandbox.runner.forkserver import code_file, set_up
+from tests.sandbox.runner.forked import (
+    LIMITS,
+    captured_child,
+    fork_running,
+    read_all,
+    standard_streams,
+    start_candidate,
+)
 
 
 @pytest.mark.parametrize(("code", "status", "stderr"), [
@@ -87,3 +94,27 @@ def test_a_failed_set_up_exits_with_the_set_up_status_and_never_runs_the_code(tm
     assert out == b"" and b"FileNotFoundError" in err
     assert not set_up(ready_r)
     assert resource.getrlimit(resource.RLIMIT_NOFILE) != (32, 32)  # the limits stayed in the candidate
+
+
+def test_a_candidate_gets_exactly_its_descriptors_wherever_they_arrive(tmp_path):
+    """child_setup moves descriptors that did not arrive at 0, 1, 2, ... (the fork server's spare has
+    them arrive there) and closes every other one."""
+    out_r, out_w = os.pipe()
+    code_fd = code_file("import os\nprint(sorted(int(fd) for fd in os.listdir('/proc/self/fd')))\n")
+    ready_r, ready_w = os.pipe()
+    null = os.open(os.devnull, os.O_RDONLY)
+    extra = os.open(os.devnull, os.O_RDONLY)  # inherited, never the candidate's
+
+    def body() -> None:
+        high = [os.dup2(fd, 40 + i) for i, fd in enumerate((null, out_w, out_w, code_fd, ready_w))]
+        code = child_setup(candidate_rlimits(LIMITS), str(tmp_path), high)
+        standard_streams()
+        program_main(code)
+
+    pid = fork_running(body)
+    for fd in (out_w, code_fd, ready_w, null, extra):
+        os.close(fd)
+    out = read_all(out_r)
+    assert os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0
+    assert set_up(ready_r)
+    assert out == b"[0, 1, 2, 3]\n"  # stdin, stdout, stderr and the listing's own; code and ready pipe closed
