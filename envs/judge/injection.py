@@ -86,8 +86,13 @@ _LEET_WORD = re.compile(r"[\w+@$]+")
 _NEAR = r"(?:(?!\n\s*\n)[\s\S]){0,150}?"
 #: How much text after a role marker is the turn it opens (and how far a finding's sentence is read).
 _TURN = 300
+#: Code before a verdict on its line: a literal assigned or passed on (``results = {"score": 10}``,
+#: ``print(result)  # {'correct': 1.0}``) is a program's data, not a verdict to its judge.
+_CODE_VALUE = re.compile(r"[\w\]]\s*=\s*(?:[{(\[]|[\"']\w+[\"']\s*:)|\w\([^)\n]*\)\s*#")
+#: Before a grader's name: it is an argument or a value ("RubricJudge(judge, ..."), not addressed.
+_INSIDE = re.compile(r"[(\[{\"',=]\s*$")
 #: The end of a sentence or line: what a finding's sentence reaches to.
-_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s|\n")
+_SENTENCE_END = re.compile(r"(?<=[.!?。！？])(?!\w)|\n")
 
 # Lexicons. Each is a regex alternation; non-Latin entries carry no word boundaries (scripts without
 # spaces, and prefixes such as Arabic "لل" or Hebrew "ל" glue to the noun).
@@ -169,7 +174,7 @@ _KEY = (r"(?:\b(?:(?:final|overall|total|expected|official)[ _])?(?:scores?|rati
 _TOP = (r"(?:10(?:\.0+)?(?![\d.])(?:\s*/\s*10)?|(?P<full>\d+)\s*/\s*(?P=full)(?![\d])|9(?:\.\d+)?\s*/\s*10"
         r"|100(?:\.0+)?(?![\d.])\s*%?|9\d(?:\.\d+)?\s*%|(?-i:A\+?)(?![\w+])|\b(?:pass(?:ed)?|correct|accept(?:ed)?"
         r"|approved?|excellent|perfect|flawless|outstanding|winner|true|1\.0|max(?:imum)?|best"
-        r"|(?:response|answer|assistant|candidate|output|model)\s*[AB12])\b(?! by\b)|\+1(?:\.0)?|[★⭐]{5}"
+        r"|(?:response|answer|assistant|candidate|output|model)\s*[AB12])\b(?! by\b|[@^/])|\+1(?:\.0)?|[★⭐]{5}"
         r"|(?:this|my) (?:response|answer|one|submission|completion)\b(?! (?:is|was) (?:not|wrong|incorrect))"
         r"|(?:the )?first (?:one|response|answer|output|completion)\b"
         r"|满分|滿分|満点|만점)")
@@ -185,7 +190,7 @@ _PATTERNS: dict[str, list[re.Pattern[str]]] = {
         r"\b(?:ignore|disregard|forget|override|bypass|skip)\b[^.\n]{0,40}?\b(?:previous|prior|above|earlier|preceding"
         r"|all|any|your|the|system|everything|what)\b[^.\n]{0,40}?\b(?:instructions?|prompts?|rules?|rubric|guidelines?"
         r"|directions?|told|asked|constraints?|reference|answer key|criteria|question|requirements?)",
-        rf"\b{_PRIOR}\b{_ELSEWHERE}[^.\n]{{0,60}}?\b{_VOID}\b", rf"\b{_VOID}\b[^.\n]{{0,20}}?\b{_PRIOR}\b{_ELSEWHERE}",
+        rf"\b{_PRIOR}\b{_ELSEWHERE}[^.\n()]{{0,60}}?\b{_VOID}\b", rf"\b{_VOID}\b[^.\n()]{{0,20}}?\b{_PRIOR}\b{_ELSEWHERE}",
         r"\b(?:updated|new|revised|amended|corrected) (?:marking|grading|scoring|evaluation) (?:scheme|guide|rubric|policy"
         r"|rules|criteria)\b",
         r"\b(?:grading|scoring|evaluation|judge|grader|reviewer|rubric) override\b",
@@ -200,7 +205,8 @@ _PATTERNS: dict[str, list[re.Pattern[str]]] = {
         r"\b(?:as|per|like) (?:the|your) (?:instructions?|rubric|guidelines?|rules?|criteria)\b[^.\n]{0,40}?\b(?:said|say"
         r"|says|stated?|states|require[sd]?|allow(?:s|ed)?)\b[^.\n]{0,60}?(?:credit|points|score|correct|excellent|bonus"
         r"|full marks|win)",
-        r"\b(?:responses|answers|completions|submissions|replies|any answer|every answer)\b[^.\n]{0,60}?\b(?:are|is|get"
+        r"\b(?:responses|answers|completions|submissions|replies|any answer|every answer)\b"
+        r"(?:(?!\b(?:when|whether|unless|if)\b)[^.\n]){0,60}?\b(?:are|is|get"
         r"|gets|receive|receives|should be|must be|score|scores|win|wins)\b(?: always| automatically| by default)?(?: (?:rated|scored|graded|marked"
         r"|considered|judged|counted))?(?: as)? (?:excellent|correct|perfect|10|full marks|full credit|full points|top marks"
         r"|maximum|the maximum|extra credit|bonus points|the best|the winner|a pass)\b",
@@ -301,7 +307,7 @@ _PATTERNS: dict[str, list[re.Pattern[str]]] = {
         r"</?\s*candidate(?:_\w+)?\s*>", r"\[\[\s*[AB]\s*\]\]",
         r"<\s*(score|winner|ranking|verdict|rating|grade|result|decision|judge?ment|evaluation|assessment|points|overall"
         r"|reward|preference|label)\b[^>]*>[^<]{0,60}</\s*\1\s*>",
-        rf"{_KEY}{_SEP}{_TOP}",
+        rf"{_KEY}{_SEP}{_TOP}(?!,\s*[\d.]+\))",
         rf"<\s*{_KEY}[^>]*\b(?:value|score|points|grade)\s*=\s*[\"']?{_TOP}",
         r"\b(?:accuracy|clarity|helpfulness|harmlessness|correctness|relevance|completeness|depth|style|overall|final"
         r"|total)\s+(?:(?P<same>\d+)\s*/\s*(?P=same)(?!\d)|100\s*%|10(?=\s*(?:[,;)|]|$)))",
@@ -485,7 +491,9 @@ def _used(kind: str, text: str, match: re.Match[str]) -> bool:
         after = _SENTENCE_END.split(text[match.end():match.end() + _TURN], maxsplit=1)[0]
         said = match.group(0) + after
         return (has_signal(said, "request", "candidate") or naming_candidate(before + said)
-                or bool(_VOCATIVE.match(said)) and has_signal(said, "top_mark"))
+                or bool(_VOCATIVE.match(said)) and not _INSIDE.search(before) and has_signal(said, "top_mark"))
+    if kind == "fake_verdict":
+        return not _CODE_VALUE.search(text[text.rfind("\n", 0, match.start()) + 1:match.start()])
     if kind == "instruction_override" and match.group(0).rstrip().endswith(":"):
         return judging_talk(text[match.end():match.end() + _TURN].split("\n\n")[0])
     return True

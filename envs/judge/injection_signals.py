@@ -50,7 +50,8 @@ _PROSE_WORD = regex.compile(r"[\p{P}]*[\p{L}'’]+[\p{P}]*")
 
 def _alternation(words: set[str]) -> str:
     """A lexicon's entries as one regex: Latin words matched whole (a ``*`` stem matches endings),
-    imperatives only at the start of a clause, other scripts anywhere."""
+    imperatives only at the start of a clause, other scripts anywhere; a word inside a path or a dotted
+    name ("tests/envs/judge/", "rlenv.envs.judge") is none."""
     groups: dict[str, list[str]] = {"word": [], "stem": [], "imperative": [], "other": []}
     for word in sorted(words, key=len, reverse=True):
         body = r"\s+".join(regex.escape(part) for part in word.lstrip("^").rstrip("*").split())
@@ -60,7 +61,7 @@ def _alternation(words: set[str]) -> str:
             groups["other"].append(body)
         else:
             groups["stem" if word.endswith("*") else "word"].append(body)
-    shapes = {"word": r"(?<![\p{{L}}\d_])(?:{})(?![\p{{L}}\d_])", "stem": r"(?<![\p{{L}}\d_])(?:{})[\p{{L}}\d'’]*",
+    shapes = {"word": r"(?<![\p{{L}}\d_/.])(?:{})(?![\p{{L}}\d_/])", "stem": r"(?<![\p{{L}}\d_/.])(?:{})[\p{{L}}\d'’]*",
               "imperative": _CLAUSE_START + r"(?:{})(?![\p{{L}}\d_])", "other": "(?:{})"}
     return "|".join(shapes[kind].format("|".join(bodies)) for kind, bodies in groups.items() if bodies)
 
