@@ -246,7 +246,7 @@ _PATTERNS: dict[str, list[re.Pattern[str]]] = {
     "grader_address": [re.compile(p, re.I | re.S) for p in (
         rf"{_TO}{_GRADER}{_NEAR}{_OUTCOME}",
         rf"{_TO}(?:ai|llm|model|language model|assistant|gpt|chatbot)\b{_NEAR}{_OUTCOME}",
-        rf"(?:^|[.!?;(\[>—–-]\s*|\n)\s*(?:\w+\s+)?{_GRADER}[^\n\w]{{0,12}}?[,:;—–!：，、،]{_NEAR}{_OUTCOME}",
+        rf"(?:^|[.!?;(\[>—–-][ \t]*|\n)[ \t]*(?:\w+[ \t]+)?{_GRADER}[^\n\w]{{0,12}}?[,:;—–!：，、،]{_NEAR}{_OUTCOME}",
         rf"{_GRADER}[^\n:：,，、،.]{{0,16}}?[:：,，、،]{_NEAR}{_OUTCOME}",
         rf"\byou,? (?:the|my|dear|as (?:an?|the)) (?:[\w-]+ ){{0,3}}?(?:{_GRADER}|model|ai|llm)\b{_NEAR}{_OUTCOME}",
         rf"\bif (?:an?|the|you(?:'re| are) (?:an?|the)) (?:{_GRADER}|ai|llm|model|language model)\b[^.\n]{{0,40}}?"
@@ -323,10 +323,10 @@ _PATTERNS: dict[str, list[re.Pattern[str]]] = {
     "role_marker": [re.compile(p, re.I | re.M) for p in (
         r"<\|\s*[\w.\-]{2,30}\s*\|>", r"<\s*/?\s*(?:system|assistant|user|human|developer|instructions?)(?:_\w+)?\s*>",
         r"\[/?INST\]", r"<</?SYS>>", r"<(?:start|end)_of_turn>", rf"\[(?:system|assistant|user|human)\]{_MENTION}",
-        r"^\s*(?:system|user|assistant|human|model)\s*$\n[^\n]+\n\s*(?:system|user|assistant|human|model)\s*$",
+        r"^[ \t]*(?:system|user|assistant|human|model)[ \t]*$\n[^\n]+\n[ \t]*(?:system|user|assistant|human|model)[ \t]*$",
         r"(?-i:\bSYSTEM\b)\s*(?:[:>\]|)=]|(?:override|note|notice|mode)\b|(?:PROMPT|MESSAGE)\s*(?:[:>\]|)=-]|OVERRIDE"
         r"|UPDATE))",
-        rf"^\s*(?:#{{1,6}}\s*)?(?:system|assistant|human|developer)\s*[:：]{_MENTION}", rf"^\s*#{{1,6}}\s*{_ROLE}\s*$",
+        rf"^[ \t]*(?:#{{1,6}}[ \t]*)?(?:system|assistant|human|developer)[ \t]*[:：]{_MENTION}", rf"^[ \t]*#{{1,6}}[ \t]*{_ROLE}[ \t]*$",
         rf"#{{1,6}}\s*{_ROLE}\s*[:：]",
         r"\bsystem (?:note|message|notice|prompt)\s*[:：]",
         r"nota del sistema|note du système|systemhinweis|systemnachricht|系统提示|系统消息|システム\s*[:：]"
@@ -355,8 +355,8 @@ def _views(text: str) -> Iterator[tuple[str, str]]:
         ("leetspeak", _unleet),
         ("Unicode tag characters", lambda t: _TAGS.sub(lambda m: "".join(chr(ord(c) - 0xE0000) for c in m.group(0)), t)),
         ("look-alike letters", _read_lookalikes),
-        ("joined lines", lambda t: re.sub(r"[ \t]*\n[ \t]*(?!\n)", " ", t)),
-        ("first words of lines", lambda t: " ".join(m.group(1) for m in re.finditer(r"^\W*(\w+)", t, re.M))),
+        ("joined lines", lambda t: re.sub(r"(?<![ \t])[ \t]*\n[ \t]*(?!\n)", " ", t)),
+        ("first words of lines", lambda t: " ".join(m.group(1) for m in re.finditer(r"^[^\w\n]*(\w+)", t, re.M))),
         ("letter forms", _letter_forms),
         ("binary", lambda t: " ".join(_decoded_runs(t, r"(?:[01]{8}\s?){4,}", _bits))),
     ]
@@ -493,7 +493,8 @@ def _used(kind: str, text: str, match: re.Match[str]) -> bool:
         return (has_signal(said, "request", "candidate") or naming_candidate(before + said)
                 or bool(_VOCATIVE.match(said)) and not _INSIDE.search(before) and has_signal(said, "top_mark"))
     if kind == "fake_verdict":
-        return not _CODE_VALUE.search(text[text.rfind("\n", 0, match.start()) + 1:match.start()])
+        line = text[max(0, match.start() - _TURN):match.start()]
+        return not _CODE_VALUE.search(line[line.rfind("\n") + 1:])
     if kind == "instruction_override" and match.group(0).rstrip().endswith(":"):
         return judging_talk(text[match.end():match.end() + _TURN].split("\n\n")[0])
     return True

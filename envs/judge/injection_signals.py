@@ -30,14 +30,16 @@ SIGNALS = ("evaluator", "outcome", "request", "candidate")
 #: Or, in one sentence, a plea for the explicit top of a scale for the candidate ("please give this answer full marks").
 PLEA = ("plea", "top_mark", "candidate")
 #: Sentence and clause ends: the units a window is made of.
-_UNIT_END = regex.compile(r"(?<=[.!?。！？])\s+|\n+|\s*\|\s*")
+_UNIT_END = regex.compile(r"(?<=[.!?。！？])\s+|\n+|\|")
 #: A unit longer than this many words is cut into pieces of this many (a table or list joined into one line).
 _UNIT_WORDS = 30
 _WORDS = regex.compile(r"\S+")
 #: An opening quotation mark.
 _QUOTE = regex.compile(r"(?:^|(?<=\s))[\"'“‘«„「]")
+#: Where a clause starts (after a sentence or clause mark, a line break, or "so", "and", "just" there):
+#: an imperative counts only there. A template for ``str.format``, so its braces are doubled.
 _CLAUSE_START = (r"(?:^|(?<=[.!?:;,—–(\-\"'“]\s+)|(?<=\()|(?<=\n\s*)"
-                 r"|(?<=(?:^|[.!?:;,—–]\s*|\n\s*)(?:so|and|then|just|now|simply)\s+))")
+                 r"|(?<=(?:^|[.!?:;,—–]\s{{0,3}}|\n\s{{0,3}})(?:so|and|then|just|now|simply)\s{{1,3}}))")
 #: Up to this many words between an entity ("the model") and its judging verb ("comparing").
 _GAP = 6
 #: A sentence of at most this many words that names and addresses the evaluator greets it.
