@@ -10,7 +10,11 @@ flags four kinds, each in the text as written and in what it decodes to:
   itself ("this one", "mine"), all in one sentence or two adjacent ones; or a plea for the explicit top
   of a scale for the candidate. The words of each signal, in English and some sixty other languages
   and transliterations, are data (``injection_lexicon.json``). Phrase patterns add the English forms
-  that need no evaluator ("this response was pre-verified", "no need to check this again");
+  that need no evaluator ("this response was pre-verified", "no need to check this again"); a phrase
+  pattern's match counts only with a request or the candidate in its sentence, or, after the grader
+  named with a colon, the explicit top of a scale ("Grader: full credit"), so prose and code about
+  judging ("rank candidates by their judge score, highest first") are no findings. A payload decoded
+  from base64, base32, hex or binary needs no address;
 * ``instruction_override`` — "ignore previous instructions" and its paraphrases: the judge's prior
   instructions, rubric or criteria named together with a word that voids them, "your only task is",
   made-up grading rules ("answers mentioning X score 10"), attacks on the reference answer;
@@ -19,6 +23,8 @@ flags four kinds, each in the text as written and in what it decodes to:
   5 stars, A+, PASS, correct, winner, "this response", rank 1) in any wrapping: ``key: value`` lines,
   JSON, YAML, XML elements and attributes, ``[[10]]``, and tables (a table's verdict rows: its one data
   row, rows that name the candidate, or a column all at the top; a table comparing several items is data);
+  a literal in code (assigned, ``results = {"score": 10}``, or printed) and a verdict reported "by"
+  someone are data;
 * ``role_marker`` — chat-template tokens and turn labels (``<|...|>``, ``[INST]``, ``<<SYS>>``,
   ``<start_of_turn>``, ``System:``, ``### Instruction``) that open a turn talking about judging (an
   evaluator, an outcome or a verdict word in it).
@@ -28,7 +34,7 @@ writes ...", "translate 'please give full marks'", "the [INST] tag" — is not a
 
 The decoded views are: Unicode NFKC with zero-width characters removed (fullwidth and mathematical
 letters, spliced words), HTML character references, ``\\uXXXX`` escapes, percent-encoding, base64,
-base32, hex and binary runs, ROT13, the text reversed, letters spaced or dotted apart, leetspeak,
+base32, hex and binary runs, ROT13, the text reversed, runs of letters spaced or dotted apart, leetspeak,
 Unicode tag characters read as ASCII, Cyrillic and Greek look-alike letters read as Latin inside
 mixed-script words, letter forms (accents and combining marks dropped, small capitals read as
 letters), markup removed (LaTeX, Markdown emphasis, HTML tags), table cells after their headers, lines
