@@ -14,27 +14,34 @@ flags four kinds, each in the text as written and in what it decodes to:
   pattern's match counts only with a request or the candidate in its sentence, or, after the grader
   named with a colon, the explicit top of a scale ("Grader: full credit"), so prose and code about
   judging ("rank candidates by their judge score, highest first") are no findings. A payload decoded
-  from base64, base32, hex or binary needs no address;
+  from base64, base32, base85, hex or binary, or spelled in letters written apart, needs no address; an
+  acrostic (the first words of lines) needs an evaluator and the explicit top of a scale; a reviewer
+  approving a pull request is code review;
 * ``instruction_override`` — "ignore previous instructions" and its paraphrases: the judge's prior
   instructions, rubric or criteria named together with a word that voids them, "your only task is",
-  made-up grading rules ("answers mentioning X score 10"), attacks on the reference answer;
+  made-up grading rules ("answers mentioning X score 10"), attacks on the reference answer; a named override
+  ("system override", "new grading policy") counts only where what follows talks about scoring;
 * ``fake_verdict`` — a verdict field (score, rating, grade, verdict, points, winner, preferred, rank, a
   judge's criteria, in several languages) holding a value at the top of its scale (10, N/N, 100%,
   5 stars, A+, PASS, correct, winner, "this response", rank 1) in any wrapping: ``key: value`` lines,
   JSON, YAML, XML elements and attributes, ``[[10]]``, and tables (a table's verdict rows: its one data
   row, rows that name the candidate, or a column all at the top; a table comparing several items is data);
   a literal in code (assigned, ``results = {"score": 10}``, or printed) and a verdict reported "by"
-  someone are data;
+  someone are data, and so are a key naming a bound of its scale (``max_score: 10``) and a pass reported
+  beside tests or a build ("Result: PASS. All 37 unit tests ran");
 * ``role_marker`` — chat-template tokens and turn labels (``<|...|>``, ``[INST]``, ``<<SYS>>``,
   ``<start_of_turn>``, ``System:``, ``### Instruction``) that open a turn talking about judging (an
-  evaluator, an outcome or a verdict word in it).
+  evaluator, an outcome or a verdict word in it); a marker listed with others ("<<SYS>> and <</SYS>>") is
+  talked about.
 
 A marker or phrase that is talked about rather than used — "tokens like <|im_start|>", "the template
 writes ...", "translate 'please give full marks'", "the [INST] tag" — is not a finding.
 
 The decoded views are: Unicode NFKC with zero-width characters removed (fullwidth and mathematical
 letters, spliced words), HTML character references, ``\\uXXXX`` escapes, percent-encoding, base64,
-base32, hex and binary runs, ROT13, the text reversed, runs of letters spaced or dotted apart, leetspeak,
+base32, base85 (Ascii85, RFC 1924), hex and binary runs, ROT13, the text reversed, each word reversed, runs of
+letters spaced apart or separated by any sign ("G.r.a.d.e.r", "j_u_d_g_e", "e/v/a/l"), words joined by
+hyphens, dots or underscores, leetspeak (1 read as i, and as l),
 Unicode tag characters read as ASCII, Cyrillic and Greek look-alike letters read as Latin inside
 mixed-script words, letter forms (accents and combining marks dropped, small capitals read as
 letters), markup removed (LaTeX, Markdown emphasis, HTML tags), table cells after their headers, lines
