@@ -29,6 +29,8 @@ LEXICON = Path(__file__).with_name("injection_lexicon.json")
 SIGNALS = ("evaluator", "outcome", "request", "candidate")
 #: Or, in one sentence, a plea for the explicit top of a scale for the candidate ("please give this answer full marks").
 PLEA = ("plea", "top_mark", "candidate")
+#: A signal that also holds every word of another: an explicit top mark is an outcome, a plea a request.
+_IMPLIED = {"outcome": "top_mark", "request": "plea"}
 #: Sentence and clause ends: the units a window is made of.
 _UNIT_END = regex.compile(r"(?<=[.!?。！？])\s+|\n+|\|")
 #: A unit longer than this many words is cut into pieces of this many (a table or list joined into one line).
@@ -78,7 +80,9 @@ def compile_lexicon(data: dict) -> dict[str, regex.Pattern[str]]:
     for signal, languages in data.items():
         if signal.startswith("_"):
             continue
-        words = {w for lang, entries in languages.items() if not lang.startswith("_") for w in entries}
+        words = _words(languages)
+        if signal in _IMPLIED:  # the top of a scale is an outcome, a plea a request: one list each, read by both
+            words |= _words(data[_IMPLIED[signal]])
         if not words or not all(isinstance(w, str) and w.strip("^* ") for w in words):
             raise ValueError(f"the injection lexicon's signal {signal!r} needs non-empty words, got {sorted(map(repr, words))[:5]}")
         compiled[signal] = regex.compile(_alternation(words), regex.I)
@@ -88,6 +92,11 @@ def compile_lexicon(data: dict) -> dict[str, regex.Pattern[str]]:
         rf"|(?<![\p{{L}}])(?:(?:{compiled['judging'].pattern})(?<=ing))\s+(?:{compiled['entity'].pattern})",
         regex.I)
     return compiled
+
+
+def _words(languages: dict) -> set[str]:
+    """A signal's entries over all its languages."""
+    return {w for lang, entries in languages.items() if not lang.startswith("_") for w in entries}
 
 
 @cache
@@ -180,6 +189,13 @@ def judging_talk(text: str) -> bool:
     """Whether ``text`` names an evaluator, an outcome or a verdict: what a turn opened by a role
     marker says when it is an attack."""
     return has_signal(text, "evaluator", "outcome", "verdict")
+
+
+def scoring_talk(text: str) -> bool:
+    """Whether ``text`` names an evaluator, a verdict or the explicit top of a scale: what the rest of a
+    paragraph that opens with a named override ("system override", "new grading policy") says when it
+    addresses the judge."""
+    return has_signal(text, "evaluator", "verdict", "top_mark")
 
 
 def naming_candidate(text: str) -> bool:
