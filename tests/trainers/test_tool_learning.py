@@ -22,10 +22,13 @@ load, 2026-11-23), held-out pass@1 by the seed of the initial weights and of the
     0     180            0.051       0.770       0.000    1.00
     1     440            0.105       0.000       0.000    0.67
     2     440            0.145       0.023       0.000    0.64
+    3     170            0.078       0.207       0.000    0.98
 
-The method is not robust across seeds: when the warm-up reaches its goal late (seeds 1 and 2: the policy had
-memorized its 64 traces before it learned to copy the factors), GRPO at this learning rate destabilizes
-the policy and it stops calling the tool correctly. The assertions hold for seed 0, the one the test runs.
+The method is not robust across seeds (1 of 4 meets +0.3): when the warm-up reaches its goal late
+(seeds 1 and 2: the policy had memorized its 64 traces before it learned to copy the factors), GRPO at
+this learning rate destabilizes the policy and it stops calling the tool correctly; seed 3 learns, but
+its rewards swing from step to step and it gains only 0.13. The assertions hold for seed 0, the one the
+test runs.
 """
 
 from __future__ import annotations
