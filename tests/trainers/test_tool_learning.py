@@ -44,7 +44,7 @@ from rlenv.inference.policy import HFRolloutGenerator
 from rlenv.trainers import train
 from rlenv.trainers.finetune import fine_tune, sft_loss_fn
 from rlenv.trainers.rollout import run_episodes
-from rlenv.trainers.tiny import tiny_causal_lm, tiny_tokenizer
+from rlenv.trainers.tiny import tiny_causal_lm, tiny_tool_tokenizer
 from rlenv.vector import MultiTurnVectorEnv, TextVectorEnv
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
@@ -69,12 +69,10 @@ TEMPLATE = (
 
 
 def calculator_tokenizer() -> Any:
-    """Characters, Qwen turn markers (``<|im_end|>`` the EOS), and the call and result wrappers as single tokens."""
-    tokenizer = tiny_tokenizer()
-    tokenizer.add_special_tokens({"additional_special_tokens": ["<|im_start|>", "<|im_end|>"]})
-    tokenizer.add_tokens(["<tool_call>", "</tool_call>", "<tool_response>", "</tool_response>", CALL_PREFIX,
-                          CALL_SUFFIX])
-    tokenizer.eos_token = "<|im_end|>"
+    """The Qwen2-style tiny tool tokenizer, with the tool-response markers and the call's JSON around
+    its expression as single tokens, and :data:`TEMPLATE`."""
+    tokenizer = tiny_tool_tokenizer("qwen2")
+    tokenizer.add_tokens(["<tool_response>", "</tool_response>", CALL_PREFIX, CALL_SUFFIX])
     tokenizer.chat_template = TEMPLATE
     return tokenizer
 
