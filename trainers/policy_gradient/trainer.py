@@ -39,6 +39,7 @@ from tqdm.auto import tqdm
 
 from rlenv.inference import Sampling, make_rollout_generator
 from rlenv.inference.policy import GenerateFn
+from rlenv.interrupts import deferred_interrupt
 from rlenv.manifest import MANIFEST_FILE, run_manifest, write_manifest
 from rlenv.trainers import distributed as dist
 from rlenv.trainers import lora, sharding, tracking
@@ -387,18 +388,20 @@ class Trainer:
         self._fail_fast.check(failures)
         self._stall.observe(self.step + 1, batch)
         rollout_time = time.perf_counter() - start
-        metrics = self.update(batch)
-        metrics.update({f"sampling/{k}": v for k, v in stats.items()})
-        # status/* counts the trained batch; failures/* every sampled episode, before masking
-        metrics.update(failures.metrics())
-        metrics["time/rollout_s"] = rollout_time
-        metrics["time/step_s"] = time.perf_counter() - start
-        self.step += 1
-        if self._async is not None:
-            self._async.push_weights(self.policy, self.step)
-        metrics["step"] = float(self.step)
-        self._log(metrics)
-        self._log_samples(batch)
+        # the update, the step count and the logged rows change together: a checkpoint saved on Ctrl-C agrees with all
+        with deferred_interrupt(f"step {self.step + 1}"):
+            metrics = self.update(batch)
+            metrics.update({f"sampling/{k}": v for k, v in stats.items()})
+            # status/* counts the trained batch; failures/* every sampled episode, before masking
+            metrics.update(failures.metrics())
+            metrics["time/rollout_s"] = rollout_time
+            metrics["time/step_s"] = time.perf_counter() - start
+            self.step += 1
+            if self._async is not None:
+                self._async.push_weights(self.policy, self.step)
+            metrics["step"] = float(self.step)
+            self._log(metrics)
+            self._log_samples(batch)
         return metrics
 
     def rollout(self, failures: FailureLog | None = None) -> tuple[EpisodeBatch, dict[str, float]]:

@@ -58,3 +58,31 @@ def test_train_takes_progress_for_every_family():
     history = train("grpo", model, tok, env=training_split(make_task_env()), progress=False,
                     config=dict(num_tasks=2, group_size=2, max_new_tokens=MAX_NEW_TOKENS, steps=1))
     assert len(history) == 1
+
+
+@pytest.mark.parametrize("during", ["update", "_log", "_log_samples"])
+def test_ctrl_c_while_a_step_commits_lets_it_finish_so_the_step_count_agrees_with_the_logs(tmp_path, during):
+    """SIGINT sent while step 2 updates or writes its rows: the step finishes (weights, step count and
+    ``metrics.jsonl`` agree), then KeyboardInterrupt is raised."""
+    import json
+    import os
+    import signal
+
+    model, tok = tiny_policy(hidden_size=32)
+    config = dict(num_tasks=2, group_size=2, lr=1e-3, max_new_tokens=MAX_NEW_TOKENS, progress=False, steps=5,
+                  output_dir=str(tmp_path), log_samples=2, log_samples_every=1)
+    trainer = Trainer(model, training_split(make_task_env()), "grpo", config=config, tokenizer=tok)
+    original = getattr(trainer, during)
+
+    def interrupted_at_step_2(*args):
+        if trainer.step == (1 if during == "update" else 2):  # step 2 in flight
+            os.kill(os.getpid(), signal.SIGINT)
+        return original(*args)
+
+    setattr(trainer, during, interrupted_at_step_2)
+    with pytest.raises(KeyboardInterrupt):
+        trainer.train()
+    rows = [json.loads(line) for line in (tmp_path / "metrics.jsonl").read_text().splitlines()]
+    assert trainer.step == 2 and [row["step"] for row in rows] == [1.0, 2.0]
+    assert {json.loads(line)["step"] for line in (tmp_path / "samples.jsonl").read_text().splitlines()} == {1, 2}
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
