@@ -7,6 +7,7 @@ a Hub load that a test forgot to intercept fails at once instead of retrying for
 import importlib
 import os
 import re
+import signal
 import socket
 import sys
 import threading
@@ -50,6 +51,16 @@ def one_torch_thread():
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(threads)
+
+
+@pytest.fixture
+def python_sigint():
+    """Python's own SIGINT handler (Ctrl-C raises ``KeyboardInterrupt``) for the test, whatever the
+    suite inherited: a suite started in the background by a non-interactive shell (``cmd &``, as CI
+    starts it) has SIGINT ignored. The handler before is put back after."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
 
 
 @pytest.fixture(scope="session")

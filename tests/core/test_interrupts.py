@@ -8,6 +8,8 @@ import pytest
 
 from rlenv.interrupts import deferred_interrupt
 
+pytestmark = pytest.mark.usefixtures("python_sigint")
+
 
 def _ctrl_c() -> None:
     os.kill(os.getpid(), signal.SIGINT)

@@ -61,7 +61,8 @@ def test_train_takes_progress_for_every_family():
 
 
 @pytest.mark.parametrize("during", ["update", "_log", "_log_samples"])
-def test_ctrl_c_while_a_step_commits_lets_it_finish_so_the_step_count_agrees_with_the_logs(tmp_path, during):
+def test_ctrl_c_while_a_step_commits_lets_it_finish_so_the_step_count_agrees_with_the_logs(tmp_path, during,
+                                                                                          python_sigint):
     """SIGINT sent while step 2 updates or writes its rows: the step finishes (weights, step count and
     ``metrics.jsonl`` agree), then KeyboardInterrupt is raised."""
     import json
