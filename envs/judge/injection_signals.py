@@ -42,6 +42,8 @@ _QUOTE = regex.compile(r"(?:^|(?<=\s))[\"'“‘«„「]")
 #: an imperative counts only there. A template for ``str.format``, so its braces are doubled.
 _CLAUSE_START = (r"(?:^|(?<=[.!?:;,—–(\-\"'“]\s+)|(?<=\()|(?<=\n\s*)"
                  r"|(?<=(?:^|[.!?:;,—–]\s{{0,3}}|\n\s{{0,3}})(?:so|and|then|just|now|simply)\s{{1,3}}))")
+#: A blank line: two sentences with one between them are in different paragraphs, not one address.
+_PARAGRAPH_BREAK = regex.compile(r"\n[ \t]*\n")
 #: Up to this many words between an entity ("the model") and its judging verb ("comparing").
 _GAP = 6
 #: A sentence of at most this many words that names and addresses the evaluator greets it.
@@ -150,7 +152,8 @@ def address_to_judge(text: str, seen: dict[tuple[str, str], bool] | None = None,
             continue
         if set(required) <= signals(i):
             return unit
-        if len(pair) == 2 and set(required) <= signals(i) | signals(i + 1):
+        if len(pair) == 2 and set(required) <= signals(i) | signals(i + 1) and not _PARAGRAPH_BREAK.search(
+                text, offset + len(unit), units[i + 1][0]):
             greeted = has(i, "evaluator") and has(i, "request") and len(unit.split()) <= _GREETING_WORDS
             named = any(has(k, "evaluator") and has(k, "outcome") for k in pair)
             if greeted or named:
