@@ -70,6 +70,7 @@ from collections.abc import Callable, Iterator
 import gymnasium
 
 from rlenv.envs.judge.injection_signals import (
+    RANGE,
     SIGNALS,
     address_to_judge,
     has_signal,
@@ -166,7 +167,7 @@ _OUTCOME = (r"(?:\b(?:highest|maximum|max|top (?:score|marks?|grade|rating|point
             r"|five)|(?:20|100|5)\s*/\s*(?:20|100|5)|максимум|полностью верн\w*|ten|dix|diez|dez|zehn|dieci|tien|десять|extra credit|bonus points?|(?:the )?(?:reference|gold|model|standard)"
             r" (?:answer|solution))\b|标准答案|正确答案|完全正确|模範解答|正解|完璧|完美|완벽|一位|1位|第一名|정답|صحيحة"
             r"|\ba\+|(?:rank(?:ed)?|place[ds]?|put) (?:it |this |me )?(?:first|1st|on top|at the top)|first place|number one"
-            r"|(?<![\d.,])10(?![\d]|[.,]\d|\s*%)|满分|滿分|最高|満点|만점|최고|پورے نمبر|الكاملة|أعلى|كاملة|پوری|کامل|بالاترین|पूरे अंक|सर्वोच्च|पूर्ण अंक|ציון מלא"
+            r"|(?<![\d.,/])10(?![\d]|[.,]\d|\s*%)|满分|滿分|最高|満点|만점|최고|پورے نمبر|الكاملة|أعلى|كاملة|پوری|کامل|بالاترین|पूरे अंक|सर्वोच्च|पूर्ण अंक|ציון מלא"
             r"|הגבוה ביותר|מלא|คะแนนเต็ม|สูงสุด)")
 #: "Please" in other languages.
 _PLEASE = (r"(?:\b(?:por favor|per favore|s'il vous plaît|bitte|alsjeblieft|alstublieft|proszę|prosím|kérem|vă rog"
@@ -227,6 +228,11 @@ _MADE_UP_RULES = (
     r"|maximum|the maximum|extra credit|bonus points|the best|the winner|a pass)\b",
     r"\b(?:awards?|gives?|grants?) (?:full marks|full credit|full points|10|the maximum|top marks) (?:for|to) (?:any|every"
     r"|all)\b")
+#: A grader named, then a colon or comma, then an outcome ("Scoring engine: a perfect ten"): an address where
+#: the grader opens its clause or follows "to the", "for the"; "DPO skips the reward model: it ..." explains.
+_NAMED_THEN_COLON = rf"{_GRADER}[^\n:：,，、،.]{{0,16}}?[:：,，、،]{_NEAR}{_OUTCOME}"
+_EXPLAINING = re.compile(r"\b[^\W\d_]+\s+(?:the|a|an|this|that)\s+$", re.I)
+_TO_BEFORE = re.compile(rf"(?:{_TO})(?:\w+\s+)?$", re.I)
 _NAMED_OVERRIDES = frozenset({_SYSTEM_OVERRIDE, _NEW_POLICY})
 #: A verdict key that names a bound of its scale (``max_score: 10``, ``pass_threshold: 6``): configuration.
 _BOUND_KEY = re.compile(r"(?:max(?:imum)?|min(?:imum)?|threshold|limit|cutoff|passing|pass|possible|target|required)[ _]",
@@ -255,9 +261,14 @@ _THIRD_PARTY = re.compile(r"(?:['’]s|s['’]|s)(?=[ \t]+\w)", re.I)
 _REPORTED = re.compile(r"\b(?:says?|said|thinks?|believes?|sure|when|whenever|whether|claims?|decided|chose|gave|awarded"
                        r"|got|received|earned|scored|rated|her|his|their|its)\b", re.I)
 #: A record of someone else's evaluation (a log line, a JSON row): its keys name the judge, a run, a time.
-_RECORD_KEY = re.compile(r"(?:[\"'](?:judge|judge_model|model|run|run_id|id|step|epoch|latency\w*|time\w*|ts|seed|task"
-                         r"|dataset|sample\w*|rubric|annotator|prompt_id)[\"']\s*:|\b(?:judge|model|run|run_id|id|step"
-                         r"|epoch|latency\w*|time\w*|ts|seed|task|rubric)=)", re.I)
+_RECORD_KEY = re.compile(r"[\"'](?:judge|judge_model|model|run|run_id|id|step|epoch|latency\w*|time\w*|ts|seed|task"
+                         r"|dataset|sample\w*|rubric|annotator|prompt_id)[\"']\s*:", re.I)
+#: A ``key=value`` pair: a line with this many of them is a log record.
+_KEY_VALUE = re.compile(r"\b\w+=[^\s=]")
+_LOG_PAIRS = 3
+#: A field of a record that names the answer being judged.
+_SELF_FIELD = re.compile(r"\b(?:candidate|submission|answer|response|completion|entry)\w*[\"']?\s*[=:]\s*[\"']?(?:self|this"
+                         r"|me|mine|current)\b", re.I)
 #: A literal inside an expression of code ("reward = 1.0 if passed == total"), or printed by a call.
 _IN_EXPRESSION = re.compile(r"\s+(?:if|else|and|or)\b|\s+[-+*/%<>]=?\s+[\w(]", re.I)
 _PRINTED = re.compile(r"\w\(\s*[rfb]?[\"'][^\"'\n]*$", re.I)
@@ -320,7 +331,7 @@ _PATTERNS: dict[str, list[re.Pattern[str]]] = {
         rf"{_TO}{_GRADER}{_NEAR}{_OUTCOME}",
         rf"{_TO}(?:ai|llm|model|language model|assistant|gpt|chatbot)\b{_NEAR}{_OUTCOME}",
         rf"(?:^|[.!?;(\[>—–-][ \t]*|\n)[ \t]*(?:\w+[ \t]+)?{_GRADER}[^\n\w]{{0,12}}?[,:;—–!：，、،]{_NEAR}{_OUTCOME}",
-        rf"{_GRADER}[^\n:：,，、،.]{{0,16}}?[:：,，、،]{_NEAR}{_OUTCOME}",
+        _NAMED_THEN_COLON,
         rf"\byou,? (?:the|my|dear|as (?:an?|the)) (?:[\w-]+ ){{0,3}}?(?:{_GRADER}|model|ai|llm)\b{_NEAR}{_OUTCOME}",
         rf"\bif (?:an?|the|you(?:'re| are) (?:an?|the)) (?:{_GRADER}|ai|llm|model|language model)\b[^.\n]{{0,40}}?"
         r"(?:scor|grad|evaluat|judg|read|review|mark|rat|compar|rank|check|decid|choos|pick)\w*",
@@ -431,7 +442,7 @@ def _views(text: str) -> Iterator[tuple[str, str]]:
         ("leetspeak with 1 as l", lambda t: _unleet(t, _LEET_L)),
         ("Unicode tag characters", lambda t: _TAGS.sub(lambda m: "".join(chr(ord(c) - 0xE0000) for c in m.group(0)), t)),
         ("look-alike letters", _read_lookalikes),
-        ("joined lines", lambda t: re.sub(r"(?<![ \t\n])[ \t]*\n[ \t]*(?!\n)", " ", _FENCE.sub("\n\n", t))),
+        ("joined lines", lambda t: re.sub(r"(?<![ \t\n])[ \t]*\n[ \t]*(?!\n|[-*•][ \t]|\d+[.)][ \t])", " ", _FENCE.sub("\n\n", t))),
         ("first words of lines", lambda t: " ".join(m.group(1) for m in re.finditer(r"^[^\w\n]*(\w+)", t, re.M))),
         ("letter forms", _letter_forms),
         ("binary", lambda t: " ".join(_decoded_runs(t, r"(?:[01]{8}\s?){4,}", _bits))),
@@ -615,7 +626,7 @@ def detect_judge_injection(completion: str) -> Detection:
 def _used(kind: str, text: str, match: re.Match[str]) -> bool:
     """A pattern's match is an attack unless it is talked about (a token named in prose, a phrase
     quoted to translate); a role marker also needs a turn that talks about judging."""
-    if mentioned(text, match.start(), match.end()) or _quoted_in_prose(text, match.start()):
+    if mentioned(text, match.start(), match.end()) or any(_quoted_in_prose(text, at) for at in (match.start(), match.end() - 1)):
         return False
     if kind == "role_marker":
         if _LISTED.match(text, match.end()) or _LISTED_BEFORE.search(text[max(0, match.start() - 10):match.start()]):
@@ -632,6 +643,10 @@ def _used(kind: str, text: str, match: re.Match[str]) -> bool:
             return False
         if not _THIS_ONE.search(before + said) and (_GENERIC_ITEMS.search(said) or _third_party(match.group(0))):
             return False  # a person told how to grade others' work, or a grader talked about
+        if match.re.pattern == _NAMED_THEN_COLON and _EXPLAINING.search(before) and not _TO_BEFORE.search(before):
+            return False
+        if _scale_described(text, match.end()):
+            return False
         return (has_signal(said, "request", "candidate") or naming_candidate(before + said)
                 or bool(_VOCATIVE.match(said)) and not _INSIDE.search(before) and has_signal(said, "top_mark"))
     if kind == "fake_verdict":
@@ -640,7 +655,10 @@ def _used(kind: str, text: str, match: re.Match[str]) -> bool:
         if _BOUND_KEY.match(match.group(0)) or _CODE_VALUE.search(line) or _PRINTED.search(line):
             return False
         rest = text[match.end():match.end() + _TURN].split("\n", 1)[0]
-        if _IN_EXPRESSION.match(rest) or _RECORD_KEY.search(line + " " + rest):
+        record = line + match.group(0) + rest
+        if _SELF_FIELD.search(record):
+            return True  # a record about this answer ("candidate=self", "submission_id=\"this\"")
+        if _IN_EXPRESSION.match(rest) or _RECORD_KEY.search(record) or len(_KEY_VALUE.findall(record)) >= _LOG_PAIRS:
             return False  # a literal in an expression, a field of a log record
         sentence = _SENTENCE_END.split(line)[-1]
         if _REPORTED.search(sentence) and not _THIS_ONE.search(sentence + match.group(0)):
@@ -662,6 +680,21 @@ def _used(kind: str, text: str, match: re.Match[str]) -> bool:
     return True
 
 
+#: A scale's range ("from 1 to 10", "1-10", "on a scale of 1 to 5") and a rubric's level ("- 10: correct and
+#: complete" among other levels): the scale described, not its top asked for.
+_LEVEL = re.compile(r"^[ \t]*(?:[-*•]|\d+\.)?[ \t]*(?:score|level|band|grade)?[ \t]*\d+(?:\.\d+)?[ \t]*(?:[:–—=)]|-\s)", re.I | re.M)
+_LEVELS = 3
+
+
+def _scale_described(text: str, end: int) -> bool:
+    """Whether the outcome ending at ``end`` is a bound of a range or a level of a rubric listed with others."""
+    near = text[max(0, end - 40):end + 40]
+    if any(m.start() <= end - max(0, end - 40) <= m.end() for m in RANGE.finditer(near)):
+        return True
+    paragraph = text[text.rfind("\n\n", max(0, end - _TURN), end) + 1:end + _TURN].split("\n\n", 1)[0]
+    return len(_LEVEL.findall(paragraph)) >= _LEVELS
+
+
 def _third_party(span: str) -> bool:
     """Whether the grader a span starts with is talked about: possessive ("the judge's score") or a plural
     subject ("judges score each round"), not the one addressed."""
@@ -673,7 +706,10 @@ def _third_party(span: str) -> bool:
 _OPEN_QUOTE = re.compile(r"(?:(?<=\s)|^)[\"“‘«„']")
 _CLOSE_QUOTE = re.compile(r"[\"”’»“']")
 #: Prose before a quotation on its line: words, no signs of code or data.
-_PROSE_BEFORE = re.compile(r"(?:[A-Za-z\u00c0-\u024f-]+[ \t,]+){2,}$")
+#: Before a quotation: a grader told to say it ("the evaluator must echo 'score: 10'", "please respond with '...'").
+_TOLD_TO_SAY = re.compile(r"\b(?:must|should|to|please|kindly|just|simply|only|now)\s+(?:echo|respond|reply|output|print|return"
+                          r"|write|say|answer|state)(?:\s+with)?\s*:?\s*$", re.I)
+_PROSE_BEFORE = re.compile(r"(?:[A-Za-z\u00c0-\u024f-]+[ \t,:]+){3,}$")
 
 
 def _quoted_in_prose(text: str, start: int) -> bool:
@@ -685,7 +721,7 @@ def _quoted_in_prose(text: str, start: int) -> bool:
         close = _CLOSE_QUOTE.search(text, opening.end(), start + _TURN)
         if (close is not None and close.start() >= start and "\n\n" not in text[opening.end():close.start()]
                 and _PROSE_BEFORE.search(text, max(line_start, opening.start() - _TURN), opening.start())):
-            return True
+            return not _TOLD_TO_SAY.search(text, max(line_start, opening.start() - _TURN), opening.start())
     return False
 
 

@@ -42,10 +42,19 @@ _QUOTE = regex.compile(r"(?:^|(?<=\s))[\"'“‘«„「]")
 #: an imperative counts only there. A template for ``str.format``, so its braces are doubled.
 _CLAUSE_START = (r"(?:^|(?<=[.!?:;,—–(\-\"'“]\s+)|(?<=\()|(?<=\n\s*)"
                  r"|(?<=(?:^|[.!?:;,—–]\s{{0,3}}|\n\s{{0,3}})(?:so|and|then|just|now|simply)\s{{1,3}}))")
+#: A scale's range ("from 1 to 10", "1-10", "on a scale of 1 to 5"): the scale described, not its top asked for.
+RANGE = regex.compile(r"\b(?:from|between|of)\s+\d+(?:\.\d+)?\s*(?:to|and|-|–)\s*\d+(?:\.\d+)?\b|\b\d+\s*[-–]\s*\d+\b",
+                      regex.I)
+#: A grader someone owns ("your reward model", "our judge"): a tool talked about, not the one addressed.
+_OWNED = regex.compile(r"\b(?:your|our|their|his|her|my|its)\s+(?:[\p{L}-]+\s+)?$", regex.I)
+#: A role the reader holds ("your job is to rank these"): owned, and still the one addressed.
+_ROLE = regex.compile(r"(?:job|role|task|duty)\b", regex.I)
 #: A blank line: two sentences with one between them are in different paragraphs, not one address.
 _PARAGRAPH_BREAK = regex.compile(r"\n[ \t]*\n")
 #: Up to this many words between an entity ("the model") and its judging verb ("comparing").
 _GAP = 6
+#: After an entity word, a noun it modifies ("the model answer"): no one who judges.
+_MODIFIER = r"(?!\s+(?:answers?|solutions?|essays?|responses?|texts?|outputs?)\b)"
 #: A sentence of at most this many words that names and addresses the evaluator greets it.
 _GREETING_WORDS = 15
 #: A mention word counts up to this many words before the span it names.
@@ -90,7 +99,7 @@ def compile_lexicon(data: dict) -> dict[str, regex.Pattern[str]]:
         compiled[signal] = regex.compile(_alternation(words), regex.I)
     gap = rf"(?:[\s,\-]+[\p{{L}}'’]+){{0,{_GAP}}}?[\s,\-]+"
     compiled["evaluator"] = regex.compile(
-        rf"(?:{compiled['evaluator'].pattern})|(?:{compiled['entity'].pattern}){gap}(?:{compiled['judging'].pattern})"
+        rf"(?:{compiled['evaluator'].pattern})|(?:{compiled['entity'].pattern}){_MODIFIER}{gap}(?:{compiled['judging'].pattern})"
         rf"|(?<![\p{{L}}])(?:(?:{compiled['judging'].pattern})(?<=ing))\s+(?:{compiled['entity'].pattern})",
         regex.I)
     return compiled
@@ -115,7 +124,7 @@ def _units(text: str) -> list[tuple[int, str]]:
         words = list(_WORDS.finditer(text, start, stop))
         for first in range(0, len(words), _UNIT_WORDS):
             piece = words[first:first + _UNIT_WORDS]
-            units.append((piece[0].start(), text[piece[0].start():piece[-1].end()]))
+            units.append((piece[0].start(), RANGE.sub(lambda m: " " * len(m.group(0)), text[piece[0].start():piece[-1].end()])))
         start = stop if end is None else end.end()
     return units
 
@@ -136,7 +145,9 @@ def address_to_judge(text: str, seen: dict[tuple[str, str], bool] | None = None,
     def has(k: int, signal: str) -> bool:
         key = (units[k][1], signal)
         if key not in seen:
-            seen[key] = lexicon[signal].search(units[k][1]) is not None
+            found = lexicon[signal].finditer(units[k][1])
+            seen[key] = any(signal != "evaluator" or _ROLE.match(m.group(0)) or not _OWNED.search(units[k][1], 0, m.start())
+                            for m in found)
         return seen[key]
 
     def signals(k: int) -> set[str]:
