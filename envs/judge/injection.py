@@ -250,7 +250,8 @@ _GENERIC_ITEMS = re.compile(r"\b(?:each|every|all|any|both)\s+(?:of\s+(?:the|the
                             r"|applicants?|students?|entry|entries|rounds?|dives?|poems?|manuscripts?|questions?|items?"
                             r"|teams?|submissions?|performers?|competitors?|participants?|homework)\b", re.I)
 #: The candidate named for certain: "this answer", "me", "mine", "give this".
-_THIS_ONE = re.compile(rf"{_SELF}|\b(?:this|the following|the above) (?:essay|entry|paragraph|reply|output|completion)\b"
+_THIS_ONE = re.compile(r"\b(?:this|my|the following|the above) (?:answer|response|reply|completion|submission|solution"
+                       r"|output|text|one|essay|entry|paragraph)\b"
                        r"|\bthe (?:candidate|answer|response|submission)(?: answer)? (?:above|below)\b"
                        r"|\b(?:me|mine)\b|\b(?:give|rate|score|mark|grade|award|assign|pick|choose|prefer|put|rank)\w* (?:this|it)\b",
                        re.I)

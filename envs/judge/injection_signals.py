@@ -47,6 +47,8 @@ RANGE = regex.compile(r"\b(?:from|between|of)\s+\d+(?:\.\d+)?\s*(?:to|and|-|–)
                       regex.I)
 #: A grader someone owns ("your reward model", "our judge"): a tool talked about, not the one addressed.
 _OWNED = regex.compile(r"\b(?:your|our|their|his|her|my|its)\s+(?:[\p{L}-]+\s+)?$", regex.I)
+#: After a grader's name: its possession ("the grader's score"), talked about.
+_POSSESSIVE = regex.compile(r"\p{L}['’]s?(?!\p{L})")
 #: A role the reader holds ("your job is to rank these"): owned, and still the one addressed.
 _ROLE = regex.compile(r"(?:job|role|task|duty)\b", regex.I)
 #: A blank line: two sentences with one between them are in different paragraphs, not one address.
@@ -146,8 +148,8 @@ def address_to_judge(text: str, seen: dict[tuple[str, str], bool] | None = None,
         key = (units[k][1], signal)
         if key not in seen:
             found = lexicon[signal].finditer(units[k][1])
-            seen[key] = any(signal != "evaluator" or _ROLE.match(m.group(0)) or not _OWNED.search(units[k][1], 0, m.start())
-                            for m in found)
+            seen[key] = any(signal != "evaluator" or _ROLE.match(m.group(0)) or not (
+                _OWNED.search(units[k][1], 0, m.start()) or _POSSESSIVE.search(units[k][1], m.start(), m.end() + 2)) for m in found)
         return seen[key]
 
     def signals(k: int) -> set[str]:
