@@ -49,6 +49,13 @@ RANGE = regex.compile(r"\b(?:from|between|of)\s+\d+(?:\.\d+)?\s*(?:to|and|-|–)
 _OWNED = regex.compile(r"\b(?:your|our|their|his|her|my|its)\s+(?:[\p{L}-]+\s+)?$", regex.I)
 #: After a grader's name: its possession ("the grader's score"), talked about.
 _POSSESSIVE = regex.compile(r"\p{L}['’]s?(?!\p{L})")
+#: After a grader's name: a verb that describes or reports it ("the grader is a script", "the reviewers loved
+#: the demo"), or the reader's own grade ("your grade in this course"): talked about, not addressed.
+REPORTING = (r"(?=\s+(?:[^\W\d_]+ed|(?:is|are)(?!\s+[^\W\d_]+ing\b)|was|were|has|have|had|gave|gives|said|says|uses|runs|reads|checks|awards|tends?"
+             r"|will|usually|often|always|typically|sometimes|also)\b)"
+             r"|(?=\s+(?:in|on|for)\s+(?:this|the|your|a)\s+(?:course|class|exam|test|module|quiz|assignment|subject|semester"
+             r"|term)\b)")
+_REPORTED = regex.compile(REPORTING, regex.I)
 #: A role the reader holds ("your job is to rank these"): owned, and still the one addressed.
 _ROLE = regex.compile(r"(?:job|role|task|duty)\b", regex.I)
 #: A blank line: two sentences with one between them are in different paragraphs, not one address.
@@ -149,7 +156,8 @@ def address_to_judge(text: str, seen: dict[tuple[str, str], bool] | None = None,
         if key not in seen:
             found = lexicon[signal].finditer(units[k][1])
             seen[key] = any(signal != "evaluator" or _ROLE.match(m.group(0)) or not (
-                _OWNED.search(units[k][1], 0, m.start()) or _POSSESSIVE.search(units[k][1], m.start(), m.end() + 2)) for m in found)
+                _OWNED.search(units[k][1], 0, m.start()) or _POSSESSIVE.search(units[k][1], m.start(), m.end() + 2)
+                or _REPORTED.match(units[k][1], m.end())) for m in found)
         return seen[key]
 
     def signals(k: int) -> set[str]:
