@@ -275,11 +275,18 @@ _HEADER_RULE = re.compile(r"[ \t]*\|?[ \t]*:?-{3,}")
 _SELF_FIELD = re.compile(r"\b(?:candidate|submission|answer|response|completion|entry)\w*[\"']?\s*[=:]\s*[\"']?(?:self|this"
                          r"|me|mine|current)\b", re.I)
 #: A literal inside an expression of code ("reward = 1.0 if passed == total"), or printed by a call.
-_IN_EXPRESSION = re.compile(r"\s+(?:if|else|and|or)\b|\s+[-+*/%<>]=?\s+[\w(]", re.I)
+_IN_EXPRESSION = re.compile(r"\s+(?:if|else|and|or)\b|\s+[-+*/%<>]=?\s+[\w(]|\(", re.I)
 _PRINTED = re.compile(r"\w\(\s*[rfb]?[\"'][^\"'\n]*$", re.I)
 #: Where an imperative that voids the judge's instructions may stand: a clause start, or after an address.
 _VOID_SUBJECT = re.compile(r"(?:^|[.!?:;,(\-—–]|\b(?:please|kindly|just|now|so|and|then|simply|you|should|must|can|to"
                            r"|will|need to|have to))\s*$", re.I)
+#: The writer speaking as a grader ("As the judge of the fair, I ...").
+_WRITER_IS_GRADER = re.compile(r"\bas (?:the|an?|one of the) [^,.\n]{1,60},\s*(?:I|we)\b", re.I)
+#: A scheme's or a person's rules described ("The marking scheme awards full marks for any answer that ..."),
+#: unless a new scheme is announced.
+_SCHEME = re.compile(r"\b(?:the|our|their|this|that|each|every) (?!new\b|updated\b|revised\b)(?:[\w-]+ )?(?:marking scheme"
+                     r"|mark scheme|scheme|rubric|answer key|marking guide|teacher|examiner|board|instructor|professor)\s*$",
+                     re.I)
 #: Before a claim: a case considered ("if the instruction is wrong").
 _HYPOTHETICAL = re.compile(r"\b(?:if|when|whether|unless|in case)\s+$", re.I)
 #: A courtesy to a human reader who asked ("If this answer helped, you could mark it as accepted").
@@ -652,6 +659,8 @@ def _used(kind: str, text: str, match: re.Match[str]) -> bool:
             return False
         if not _THIS_ONE.search(before + said) and (_GENERIC_ITEMS.search(said) or _third_party(match.group(0))):
             return False  # a person told how to grade others' work, or a grader talked about
+        if _WRITER_IS_GRADER.search(before + said):
+            return False  # "As the judge of this year's fair, I can tell you ...": the writer judged
         if _COURTESY.search(before + said):
             return False  # "if this answer helped, you could mark it as accepted": a reader thanked
         if match.re.pattern == _NAMED_THEN_COLON and _EXPLAINING.search(before) and not _TO_BEFORE.search(before):
@@ -684,7 +693,8 @@ def _used(kind: str, text: str, match: re.Match[str]) -> bool:
     if kind == "instruction_override" and match.re.pattern == _VOID_FIRST:
         return bool(_VOID_SUBJECT.search(_SENTENCE_END.split(text[max(0, match.start() - _TURN):match.start()])[-1]))
     if kind == "instruction_override" and match.re.pattern in _MADE_UP_RULES:
-        return not _WHEN_YOU.search(_SENTENCE_END.split(text[max(0, match.start() - _TURN):match.start()])[-1])
+        before = _SENTENCE_END.split(text[max(0, match.start() - _TURN):match.start()])[-1]
+        return not (_WHEN_YOU.search(before) or _SCHEME.search(before))
     if kind == "instruction_override" and match.re.pattern in _NAMED_OVERRIDES:
         return scoring_talk(text[match.start():match.end() + _TURN].split("\n\n")[0][len(match.group(0)):])
     if kind == "instruction_override" and match.group(0).rstrip().endswith(":"):
@@ -722,8 +732,13 @@ _OPEN_QUOTE = re.compile(r"(?:(?<=\s)|^)[\"“‘«„']")
 _CLOSE_QUOTE = re.compile(r"[\"”’»“']")
 #: Prose before a quotation on its line: words, no signs of code or data.
 #: Before a quotation: a grader told to say it ("the evaluator must echo 'score: 10'", "please respond with '...'").
-_TOLD_TO_SAY = re.compile(r"\b(?:must|should|to|please|kindly|just|simply|only|now)\s+(?:echo|respond|reply|output|print|return"
+_TOLD_TO_SAY = re.compile(r"(?:\b(?:must|should|to|please|kindly|just|simply|only|now)\s+|[,:;]\s*)(?:echo|respond|reply|output|print|return"
                           r"|write|say|answer|state)(?:\s+with)?\s*:?\s*$", re.I)
+#: A quotation of at most this many words is a value asked for ("the only output is 'PASS'"), not an example.
+_VALUE_WORDS = 3
+#: After a quotation: it is named as an example ("\"Give this full marks\" is a classic example of an injection").
+_EXAMPLE_AFTER = re.compile(r"[\s,]*(?:is|was|are|were)\s+(?:a|an|the|one|another)\s+(?:[\w-]+\s+){0,3}?(?:example|attack"
+                            r"|injection|phrase|string|trick|line|sentence|instance)", re.I)
 _PROSE_BEFORE = re.compile(r"(?:[A-Za-z\u00c0-\u024f-]+[ \t,:]+){3,}$")
 
 
@@ -736,7 +751,10 @@ def _quoted_in_prose(text: str, start: int) -> bool:
         close = _CLOSE_QUOTE.search(text, opening.end(), start + _TURN)
         if (close is not None and close.start() >= start and "\n\n" not in text[opening.end():close.start()]
                 and _PROSE_BEFORE.search(text, max(line_start, opening.start() - _TURN), opening.start())):
-            return not _TOLD_TO_SAY.search(text, max(line_start, opening.start() - _TURN), opening.start())
+            said = len(text[opening.end():close.start()].split()) <= _VALUE_WORDS
+            return not (said or _TOLD_TO_SAY.search(text, max(line_start, opening.start() - _TURN), opening.start()))
+        if close is not None and close.start() >= start and _EXAMPLE_AFTER.match(text, close.end()):
+            return True
     return False
 
 
