@@ -168,7 +168,7 @@ _OUTCOME = (r"(?:\b(?:highest|maximum|max|top (?:score|marks?|grade|rating|point
             r"|five)|(?:20|100|5)\s*/\s*(?:20|100|5)|максимум|полностью верн\w*|ten|dix|diez|dez|zehn|dieci|tien|десять|extra credit|bonus points?|(?:the )?(?:reference|gold|model|standard)"
             r" (?:answer|solution))\b|标准答案|正确答案|完全正确|模範解答|正解|完璧|完美|완벽|一位|1位|第一名|정답|صحيحة"
             r"|\ba\+|(?:rank(?:ed)?|place[ds]?|put) (?:it |this |me )?(?:first|1st|on top|at the top)|first place|number one"
-            r"|(?<![\d.,/])10(?![\d]|[.,]\d|\s*%)|满分|滿分|最高|満点|만점|최고|پورے نمبر|الكاملة|أعلى|كاملة|پوری|کامل|بالاترین|पूरे अंक|सर्वोच्च|पूर्ण अंक|ציון מלא"
+            r"|(?<![\d.,/])10(?![\d]|[.,]\d|\s*%|-[^\W\d_])|满分|滿分|最高|満点|만점|최고|پورے نمبر|الكاملة|أعلى|كاملة|پوری|کامل|بالاترین|पूरे अंक|सर्वोच्च|पूर्ण अंक|ציון מלא"
             r"|הגבוה ביותר|מלא|คะแนนเต็ม|สูงสุด)")
 #: "Please" in other languages.
 _PLEASE = (r"(?:\b(?:por favor|per favore|s'il vous plaît|bitte|alsjeblieft|alstublieft|proszę|prosím|kérem|vă rog"
@@ -383,7 +383,7 @@ _PATTERNS: dict[str, list[re.Pattern[str]]] = {
         r"\bthe only (?:\w+ )?(?:rating|score|grade|verdict|mark|choice|outcome|decision)\b[^.\n]{0,30}?\bis\b",
         rf"{_GRADER}[^.\n]{{0,60}}?{_OUTCOME}[^.\n]{{0,40}}?(?:\b(?:please|kindly|so do you|so should you|do the same)\b"
         r"|해야|주세요|ください|应当|必须)",
-        r"\b(?:give|assign|award|rate|mark|grade|score) (?:this|it|me)\b(?: (?!your\b)\w+)? (?:an? |the )?(?:perfect|10|full|top"
+        r"\b(?:give|assign|award|rate|mark|grade|score) (?:this|it|me)\b(?: (?!your\b)\w+)? (?:an? |the )?(?:perfect|10(?!-)|full|top"
         r"|maximum|highest|best|five stars|5 stars)",
         r"\b(?:do not|don't|never|please don't) (?:penali[sz]e|deduct|dock|mark (?:it |this )?down|downgrade|lower)\b"
         r"[^.\n]{0,30}?\b(?:this|it|me|points|marks)\b",
