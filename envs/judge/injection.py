@@ -37,12 +37,26 @@ flags four kinds, each in the text as written and in what it decodes to:
 A marker or phrase that is talked about rather than used — "tokens like <|im_start|>", "the template
 writes ...", "translate 'please give full marks'", "the [INST] tag" — is not a finding.
 
+Evaluation vocabulary mentioned, rather than addressed to the grader of this answer, is no finding
+either: a quotation that prose quotes or names as an example (not a value of a few words, nor what a
+grader is told to say: "the evaluator must echo 'score: 10'"); a grader talked about — possessive ("the
+judge's score"), owned ("your reward model"), a plural subject or one described ("judges score each
+round", "the grader is a script", "the reviewers loved the demo"), the writer speaking as one; a person
+told how to grade many items ("rate each paper", "when you grade the quizzes, give full marks for any
+answer that ...") or a scheme's own rules; a verdict reported in prose ("when the judge says answer A
+is better", "her teacher gave her essay a 10 out of 10"); a field of a log record (a line of
+``key=value`` pairs, a JSON row naming the judge or a run) unless it names this answer
+(``candidate=self``); a literal inside an expression, assigned from a call or printed; voiding words
+narrated ("the teacher set aside the reference answer") or under "if"; a scale's range ("from 1 to
+10") or a rubric's levels; TODO comments, commit scopes, table header rows, a reader thanked ("if this
+answer helped, mark it as accepted"). Two sentences are read together only within one paragraph.
+
 The decoded views are: Unicode NFKC with zero-width characters removed (fullwidth and mathematical
-letters, spliced words), HTML character references, ``\\uXXXX`` escapes, percent-encoding, base64,
-base32, base85 (Ascii85, RFC 1924), hex and binary runs, ROT13, the text reversed, each word reversed, runs of
-letters spaced apart or separated by any sign ("G.r.a.d.e.r", "j_u_d_g_e", "e/v/a/l"), words joined by
-hyphens, dots or underscores, leetspeak (1 read as i, and as l),
-Unicode tag characters read as ASCII, Cyrillic and Greek look-alike letters read as Latin inside
+letters, spliced words), HTML character references, ``\\uXXXX`` escapes, percent-encoding, base64
+(URL-safe or unpadded too), base32, base85 (Ascii85, RFC 1924), hex (also written apart: "67 72",
+"0x6a") and binary runs, ROT13, the text reversed, each word reversed, runs of letters spaced apart
+or separated by any sign ("G.r.a.d.e.r", "j_u_d_g_e", "e/v/a/l"), words joined by hyphens, dots or
+underscores, leetspeak (1 read as i, and as l), Unicode tag characters read as ASCII, Cyrillic and Greek look-alike letters read as Latin inside
 mixed-script words, letter forms (accents and combining marks dropped, small capitals read as
 letters), markup removed (LaTeX, Markdown emphasis, HTML tags), table cells after their headers, lines
 joined (a request split over lines) and the first words of lines. A finding in a decoded view names it
