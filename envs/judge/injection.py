@@ -56,8 +56,8 @@ letters, spliced words), HTML character references, ``\\uXXXX`` escapes, percent
 (URL-safe or unpadded too), base32, base85 (Ascii85, RFC 1924), hex (also written apart: "67 72",
 "0x6a") and binary runs, ROT13, the text reversed, each word reversed, runs of letters spaced apart
 or separated by any sign ("G.r.a.d.e.r", "j_u_d_g_e", "e/v/a/l"), words joined by hyphens, dots or
-underscores, leetspeak (1 read as i, and as l), Unicode tag characters read as ASCII, Cyrillic and Greek look-alike letters read as Latin inside
-mixed-script words, letter forms (accents and combining marks dropped, small capitals read as
+underscores, leetspeak (1 read as i, and as l), Unicode tag characters read as ASCII, Cyrillic and
+Greek look-alike letters read as Latin inside mixed-script words, letter forms (accents and combining marks dropped, small capitals read as
 letters), markup removed (LaTeX, Markdown emphasis, HTML tags), table cells after their headers, lines
 joined (a request split over lines) and the first words of lines. A finding in a decoded view names it
 (``kind`` stays the same, the evidence says ``in base64``).
