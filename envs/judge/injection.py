@@ -85,7 +85,6 @@ import gymnasium
 
 from rlenv.envs.judge.injection_signals import (
     RANGE,
-    REPORTING,
     SIGNALS,
     address_to_judge,
     has_signal,
@@ -93,6 +92,7 @@ from rlenv.envs.judge.injection_signals import (
     mentioned,
     naming_candidate,
     scoring_talk,
+    talked_about,
 )
 from rlenv.types import RewardResult, Task
 from rlenv.wrappers.detection import Detection, DetectorWrapper, quote
@@ -269,17 +269,18 @@ _GENERIC_ITEMS = re.compile(r"\b(?:each|every|all|any|both)\s+(?:of\s+(?:the|the
 _THIS_ONE = re.compile(r"\b(?:this|my|the following|the above) (?:answer|response|reply|completion|submission|solution"
                        r"|output|text|one|essay|entry|paragraph)\b"
                        r"|\bthe (?:candidate|answer|response|submission)(?: answer)? (?:above|below)\b"
-                       r"|\b(?:me|mine)\b|\b(?:give|rate|score|mark|grade|award|assign|pick|choose|prefer|put|rank)\w* (?:this|it)\b",
+                       r"|\b(?:me|mine)\b|\b(?:give|rate|score|mark|grade|award|assign|pick|choose|prefer|put|rank)\w* this\b",
                        re.I)
 #: A grader named as a third party: possessive ("the judge's score") or plural subject ("judges score each round").
-_THIRD_PARTY = re.compile(rf"(?:['’]s|s['’]|s)(?=[ \t]+\w)|{REPORTING}", re.I)
+_PLURAL_SUBJECT = re.compile(r"s(?=[ \t]+\w)", re.I)
+_LEADING_GRADER = re.compile(rf"\W*(?:\w+\s+){{0,3}}?({_GRADER})", re.I)
 #: A verdict reported in a sentence about someone else's judging ("when the judge says answer A is better",
 #: "her teacher gave her essay a 10 out of 10"), not a verdict written for this answer's judge.
 _REPORTED = re.compile(r"\b(?:says?|said|thinks?|believes?|sure|when|whenever|whether|claims?|decided|chose|gave|awarded"
                        r"|got|received|earned|scored|rated|her|his|their|its)\b", re.I)
 #: A record of someone else's evaluation (a log line, a JSON row): its keys name the judge, a run, a time.
-_RECORD_KEY = re.compile(r"[\"'](?:judge|judge_model|model|run|run_id|id|step|epoch|latency\w*|time\w*|ts|seed|task"
-                         r"|dataset|sample\w*|rubric|annotator|prompt_id)[\"']\s*:", re.I)
+_RECORD_KEY = re.compile(r"[\"'](?:\w+_id|id|judge(?:_\w+)?|grader(?:_\w+)?|model|run|step|epoch|latency\w*|time\w*|ts|seed|task"
+                         r"|dataset|sample\w*|rubric|annotator)[\"']\s*:", re.I)
 #: A ``key=value`` pair: a line with this many of them is a log record.
 _KEY_VALUE = re.compile(r"\b\w+=[^\s=]")
 _LOG_PAIRS = 3
@@ -671,7 +672,7 @@ def _used(kind: str, text: str, match: re.Match[str]) -> bool:
         said = match.group(0) + after
         if _CODE_REVIEW.search(before + said) and not re.search(_SELF, before + said, re.I):
             return False
-        if not _THIS_ONE.search(before + said) and (_GENERIC_ITEMS.search(said) or _third_party(match.group(0))):
+        if not _THIS_ONE.search(before + said) and (_GENERIC_ITEMS.search(said) or _third_party(text, match)):
             return False  # a person told how to grade others' work, or a grader talked about
         if _WRITER_IS_GRADER.search(before + said):
             return False  # "As the judge of this year's fair, I can tell you ...": the writer judged
@@ -734,11 +735,12 @@ def _scale_described(text: str, end: int) -> bool:
     return len(_LEVEL.findall(paragraph)) >= _LEVELS
 
 
-def _third_party(span: str) -> bool:
-    """Whether the grader a span starts with is talked about: possessive ("the judge's score") or a plural
-    subject ("judges score each round"), not the one addressed."""
-    grader = re.match(rf"\W*(?:\w+\s+){{0,3}}?{_GRADER}", span, re.I)
-    return grader is not None and _THIRD_PARTY.match(span, grader.end()) is not None
+def _third_party(text: str, match: re.Match[str]) -> bool:
+    """Whether the grader a match starts with is talked about (:func:`talked_about`) or a plural subject
+    ("judges score each round"), not the one addressed."""
+    grader = _LEADING_GRADER.match(text, match.start(), match.end())
+    return grader is not None and (_PLURAL_SUBJECT.match(text, grader.end()) is not None
+                                   or talked_about(text, grader.start(1), grader.end()))
 
 
 #: An opening quotation mark, and a closing one.

@@ -54,8 +54,13 @@ _POSSESSIVE = regex.compile(r"\p{L}['’]s?(?!\p{L})")
 REPORTING = (r"(?=\s+(?:[^\W\d_]+ed|(?:is|are)(?!\s+[^\W\d_]+ing\b)|was|were|has|have|had|gave|gives|said|says|uses|runs|reads|checks|awards|tends?"
              r"|will|usually|often|always|typically|sometimes|also)\b)"
              r"|(?=\s+(?:in|on|for)\s+(?:this|the|your|a)\s+(?:course|class|exam|test|module|quiz|assignment|subject|semester"
-             r"|term)\b)")
+             r"|term)\b)|(?=\s+(?:in|of|on|from|at|behind)\s+(?:your|our|their)\b)")
 _REPORTED = regex.compile(REPORTING, regex.I)
+#: How far before a grader's name its owner or article is looked for.
+_BEFORE_CHARS = 40
+#: A grader as a kind ("use GPT-4 as a grader", "a small judge"), not one addressed ("Note to a grader" is).
+_INDEFINITE = regex.compile(r"(?<!\b(?:to|for|dear|hey|hi|hello|if|when|whether)\s+)\b(?:a|an)\s+"
+                            r"(?!(?:den|dem|der|die|das)\b)(?:[\p{L}-]+\s+)?$", regex.I)
 #: A role the reader holds ("your job is to rank these"): owned, and still the one addressed.
 _ROLE = regex.compile(r"(?:job|role|task|duty)\b", regex.I)
 #: A blank line: two sentences with one between them are in different paragraphs, not one address.
@@ -157,9 +162,7 @@ def address_to_judge(text: str, seen: dict[tuple[str, str], bool] | None = None,
         key = (units[k][1], signal)
         if key not in seen:
             found = lexicon[signal].finditer(units[k][1])
-            seen[key] = any(signal != "evaluator" or _ROLE.match(m.group(0)) or not (
-                _OWNED.search(units[k][1], 0, m.start()) or _POSSESSIVE.search(units[k][1], m.start(), m.end() + 2)
-                or _REPORTED.match(units[k][1], m.end())) for m in found)
+            seen[key] = any(signal != "evaluator" or not talked_about(units[k][1], m.start(), m.end()) for m in found)
         return seen[key]
 
     def signals(k: int) -> set[str]:
@@ -177,7 +180,8 @@ def address_to_judge(text: str, seen: dict[tuple[str, str], bool] | None = None,
             return unit
         if len(pair) == 2 and set(required) <= signals(i) | signals(i + 1) and not _PARAGRAPH_BREAK.search(
                 text, offset + len(unit), units[i + 1][0]):
-            greeted = has(i, "evaluator") and has(i, "request") and len(unit.split()) <= _GREETING_WORDS
+            greeted = any(has(k, "evaluator") and has(k, "request") and len(units[k][1].split()) <= _GREETING_WORDS
+                          for k in pair)
             named = any(has(k, "evaluator") and has(k, "outcome") for k in pair)
             if greeted or named:
                 end, last = units[i + 1]
@@ -203,6 +207,16 @@ def mentioned(text: str, start: int, end: int) -> bool:
     first_after = regex.match(r"\s*([\p{L}]+)", text[end:end + 40])
     mention = _lexicon()["mention"]
     return bool(mention.search(words_before)) or bool(first_after and mention.fullmatch(first_after.group(1)))
+
+
+def talked_about(text: str, start: int, end: int) -> bool:
+    """Whether the grader named at ``text[start:end]`` is talked about rather than addressed: owned ("your
+    reward model"; "your job" is the reader's role), a kind ("as a grader"), possessive ("the grader's
+    score") or described by what follows ("the grader is a script", "the judge in your pipeline")."""
+    before = max(0, start - _BEFORE_CHARS)
+    owned = _OWNED.search(text, before, start) is not None and not _ROLE.match(text, start)
+    return (owned or _INDEFINITE.search(text, before, start) is not None
+            or _POSSESSIVE.search(text, start, end + 2) is not None or _REPORTED.match(text, end) is not None)
 
 
 def has_signal(text: str, *signals: str) -> bool:
