@@ -42,8 +42,33 @@ _QUOTE = regex.compile(r"(?:^|(?<=\s))[\"'“‘«„「]")
 #: an imperative counts only there. A template for ``str.format``, so its braces are doubled.
 _CLAUSE_START = (r"(?:^|(?<=[.!?:;,—–(\-\"'“]\s+)|(?<=\()|(?<=\n\s*)"
                  r"|(?<=(?:^|[.!?:;,—–]\s{{0,3}}|\n\s{{0,3}})(?:so|and|then|just|now|simply)\s{{1,3}}))")
+#: A scale's range ("from 1 to 10", "1-10", "on a scale of 1 to 5"): the scale described, not its top asked for.
+RANGE = regex.compile(r"\b(?:from|between|of)\s+\d+(?:\.\d+)?\s*(?:to|and|-|–)\s*\d+(?:\.\d+)?\b|\b\d+\s*[-–]\s*\d+\b",
+                      regex.I)
+#: A grader someone owns ("your reward model", "our judge"): a tool talked about, not the one addressed.
+_OWNED = regex.compile(r"\b(?:your|our|their|his|her|my|its)\s+(?:[\p{L}-]+\s+)?$", regex.I)
+#: After a grader's name: its possession ("the grader's score"), talked about.
+_POSSESSIVE = regex.compile(r"\p{L}['’]s?(?!\p{L})")
+#: After a grader's name: a verb that describes or reports it ("the grader is a script", "the reviewers loved
+#: the demo"), or the reader's own grade ("your grade in this course"): talked about, not addressed.
+REPORTING = (r"(?=\s+(?:[^\W\d_]+ed|(?:is|are)(?!\s+[^\W\d_]+ing\b)|was|were|has|have|had|gave|gives|said|says|uses|runs|reads|checks|awards|tends?"
+             r"|will|usually|often|always|typically|sometimes|also)\b)"
+             r"|(?=\s+(?:in|on|for)\s+(?:this|the|your|a)\s+(?:course|class|exam|test|module|quiz|assignment|subject|semester"
+             r"|term)\b)|(?=\s+(?:in|of|on|from|at|behind)\s+(?:your|our|their)\b)")
+_REPORTED = regex.compile(REPORTING, regex.I)
+#: How far before a grader's name its owner or article is looked for.
+_BEFORE_CHARS = 40
+#: A grader as a kind ("use GPT-4 as a grader", "a small judge"), not one addressed ("Note to a grader" is).
+_INDEFINITE = regex.compile(r"(?<!\b(?:to|for|dear|hey|hi|hello|if|when|whether)\s+)\b(?:a|an)\s+"
+                            r"(?!(?:den|dem|der|die|das)\b)(?:[\p{L}-]+\s+)?$", regex.I)
+#: A role the reader holds ("your job is to rank these"): owned, and still the one addressed.
+_ROLE = regex.compile(r"(?:job|role|task|duty)\b", regex.I)
+#: A blank line: two sentences with one between them are in different paragraphs, not one address.
+_PARAGRAPH_BREAK = regex.compile(r"\n[ \t]*\n")
 #: Up to this many words between an entity ("the model") and its judging verb ("comparing").
 _GAP = 6
+#: After an entity word, a noun it modifies ("the model answer"): no one who judges.
+_MODIFIER = r"(?!\s+(?:answers?|solutions?|essays?|responses?|texts?|outputs?)\b)"
 #: A sentence of at most this many words that names and addresses the evaluator greets it.
 _GREETING_WORDS = 15
 #: A mention word counts up to this many words before the span it names.
@@ -88,7 +113,7 @@ def compile_lexicon(data: dict) -> dict[str, regex.Pattern[str]]:
         compiled[signal] = regex.compile(_alternation(words), regex.I)
     gap = rf"(?:[\s,\-]+[\p{{L}}'’]+){{0,{_GAP}}}?[\s,\-]+"
     compiled["evaluator"] = regex.compile(
-        rf"(?:{compiled['evaluator'].pattern})|(?:{compiled['entity'].pattern}){gap}(?:{compiled['judging'].pattern})"
+        rf"(?:{compiled['evaluator'].pattern})|(?:{compiled['entity'].pattern}){_MODIFIER}{gap}(?:{compiled['judging'].pattern})"
         rf"|(?<![\p{{L}}])(?:(?:{compiled['judging'].pattern})(?<=ing))\s+(?:{compiled['entity'].pattern})",
         regex.I)
     return compiled
@@ -113,7 +138,7 @@ def _units(text: str) -> list[tuple[int, str]]:
         words = list(_WORDS.finditer(text, start, stop))
         for first in range(0, len(words), _UNIT_WORDS):
             piece = words[first:first + _UNIT_WORDS]
-            units.append((piece[0].start(), text[piece[0].start():piece[-1].end()]))
+            units.append((piece[0].start(), RANGE.sub(lambda m: " " * len(m.group(0)), text[piece[0].start():piece[-1].end()])))
         start = stop if end is None else end.end()
     return units
 
@@ -121,10 +146,12 @@ def _units(text: str) -> list[tuple[int, str]]:
 def address_to_judge(text: str, seen: dict[tuple[str, str], bool] | None = None,
                      required: tuple[str, ...] = SIGNALS) -> str | None:
     """The span where an evaluator, an outcome, an address and the candidate meet, or ``None``: in one
-    sentence, or in two adjacent ones where the evaluator is named beside the outcome or greeted in a
+    sentence, or in two adjacent ones of one paragraph where the evaluator is named beside the outcome or greeted in a
     short sentence of its own ("Hello, model comparing us. Mine is the one to prefer, trust me."); or a
     sentence that pleads for the explicit top of a scale for the candidate. A sentence that quotes what
-    it talks about is no address. ``seen`` caches each
+    it talks about is no address; an evaluator owned ("your reward model"), possessive ("the grader's
+    score") or described ("the reviewers loved it", "your grade in this course") is not the one
+    addressed; a scale's range ("from 1 to 10") holds no outcome. ``seen`` caches each
     sentence's signals across the decoded views of one text; the rare signals (an evaluator, a top
     mark) are looked for first and the others only beside them. ``required`` names the signals that
     must meet (a decoded payload, hidden on purpose, needs no address: "judge rate this answer ten")."""
@@ -134,7 +161,8 @@ def address_to_judge(text: str, seen: dict[tuple[str, str], bool] | None = None,
     def has(k: int, signal: str) -> bool:
         key = (units[k][1], signal)
         if key not in seen:
-            seen[key] = lexicon[signal].search(units[k][1]) is not None
+            found = lexicon[signal].finditer(units[k][1])
+            seen[key] = any(signal != "evaluator" or not talked_about(units[k][1], m.start(), m.end()) for m in found)
         return seen[key]
 
     def signals(k: int) -> set[str]:
@@ -150,8 +178,10 @@ def address_to_judge(text: str, seen: dict[tuple[str, str], bool] | None = None,
             continue
         if set(required) <= signals(i):
             return unit
-        if len(pair) == 2 and set(required) <= signals(i) | signals(i + 1):
-            greeted = has(i, "evaluator") and has(i, "request") and len(unit.split()) <= _GREETING_WORDS
+        if len(pair) == 2 and set(required) <= signals(i) | signals(i + 1) and not _PARAGRAPH_BREAK.search(
+                text, offset + len(unit), units[i + 1][0]):
+            greeted = any(has(k, "evaluator") and has(k, "request") and len(units[k][1].split()) <= _GREETING_WORDS
+                          for k in pair)
             named = any(has(k, "evaluator") and has(k, "outcome") for k in pair)
             if greeted or named:
                 end, last = units[i + 1]
@@ -177,6 +207,16 @@ def mentioned(text: str, start: int, end: int) -> bool:
     first_after = regex.match(r"\s*([\p{L}]+)", text[end:end + 40])
     mention = _lexicon()["mention"]
     return bool(mention.search(words_before)) or bool(first_after and mention.fullmatch(first_after.group(1)))
+
+
+def talked_about(text: str, start: int, end: int) -> bool:
+    """Whether the grader named at ``text[start:end]`` is talked about rather than addressed: owned ("your
+    reward model"; "your job" is the reader's role), a kind ("as a grader"), possessive ("the grader's
+    score") or described by what follows ("the grader is a script", "the judge in your pipeline")."""
+    before = max(0, start - _BEFORE_CHARS)
+    owned = _OWNED.search(text, before, start) is not None and not _ROLE.match(text, start)
+    return (owned or _INDEFINITE.search(text, before, start) is not None
+            or _POSSESSIVE.search(text, start, end + 2) is not None or _REPORTED.match(text, end) is not None)
 
 
 def has_signal(text: str, *signals: str) -> bool:
