@@ -7,7 +7,8 @@ With ``--baseline-rev REV`` the same pool figures are also measured, in the same
 runner of git revision ``REV`` (the cost of what changed in the runner since, e.g. isolation).
 With ``--baseline-image IMAGE`` the pool and ``docker run`` figures are also measured with another
 sandbox image (e.g. an older Python), alternating with ``--image`` for ``--repeat`` rounds, so both
-images see the same load. Page faults per trivial job are read from the containers' memory cgroups.
+images see the same load. Page faults and container CPU time per trivial job are read from the containers' cgroups
+(CPU per job is less sensitive than throughput to other load on the machine).
 
     python benchmarks/sandbox_throughput.py [--jobs 2000] [--docker-runs 40] [--size N] [--baseline-rev main]
         [--image IMAGE] [--baseline-image IMAGE] [--repeat N]
@@ -49,47 +50,58 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-CGROUP_MEMORY_STATS = ("/sys/fs/cgroup/memory/docker/{id}/memory.stat",  # cgroup v1, cgroupfs driver
-                       "/sys/fs/cgroup/system.slice/docker-{id}.scope/memory.stat",  # v2, systemd driver
-                       "/sys/fs/cgroup/docker/{id}/memory.stat")  # v2, cgroupfs driver
+#: Where a container's cgroup counters are: (page faults: memory.stat's ``pgfault``, CPU time, its unit in s).
+CGROUP_COUNTERS = (
+    ("/sys/fs/cgroup/memory/docker/{id}/memory.stat", "/sys/fs/cgroup/cpuacct/docker/{id}/cpuacct.usage", 1e-9),  # v1
+    ("/sys/fs/cgroup/system.slice/docker-{id}.scope/memory.stat",
+     "/sys/fs/cgroup/system.slice/docker-{id}.scope/cpu.stat", 1e-6),  # v2, systemd driver
+    ("/sys/fs/cgroup/docker/{id}/memory.stat", "/sys/fs/cgroup/docker/{id}/cpu.stat", 1e-6),  # v2, cgroupfs driver
+)
 
 
-def page_faults(pool: SandboxPool) -> int | None:
-    """Page faults so far of every process in the pool's containers (their memory cgroups'
-    ``pgfault``); None where no container's cgroup is readable from here."""
+def cgroup_counters(pool: SandboxPool) -> tuple[int, float] | None:
+    """Page faults and CPU seconds so far of every process in the pool's containers (their
+    cgroups'); None where some container's cgroup is not readable from here."""
     import docker
 
     client = docker.from_env()
-    total, found = 0, False
-    for name in pool.container_names():
-        container_id = client.containers.get(name).id
-        for pattern in CGROUP_MEMORY_STATS:
-            path = pattern.format(id=container_id)
-            if os.path.exists(path):
-                with open(path) as handle:
-                    stats = dict(line.split() for line in handle)
-                total, found = total + int(stats["pgfault"]), True
-                break
-    client.close()
-    return total if found else None
+    faults, cpu_s = 0, 0.0
+    try:
+        for name in pool.container_names():
+            container_id = client.containers.get(name).id
+            for memory, cpu, unit in CGROUP_COUNTERS:
+                memory, cpu = memory.format(id=container_id), cpu.format(id=container_id)
+                if os.path.exists(memory) and os.path.exists(cpu):
+                    with open(memory) as handle:
+                        faults += int(dict(line.split() for line in handle)["pgfault"])
+                    with open(cpu) as handle:
+                        text = handle.read()
+                    usage = dict(line.split() for line in text.splitlines())["usage_usec"] if " " in text else text
+                    cpu_s += int(usage) * unit
+                    break
+            else:
+                return None
+    finally:
+        client.close()
+    return faults, cpu_s
 
 
 def pool_trivial(pool: SandboxPool, jobs: int) -> dict:
     job = ProgramJob(TRIVIAL, [IOCase("", "1")], limits=LIMITS)
     pool.map([job] * 50)  # warm-up
     single = [pool.run(job).timings["run_s"] for _ in range(200)]  # one at a time: latency without queueing
-    faults_before, replaced_before = page_faults(pool), pool.replaced
+    before, replaced_before = cgroup_counters(pool), pool.replaced
     began = time.perf_counter()
     results = pool.map([job] * jobs)
     elapsed = time.perf_counter() - began
-    faults_after = page_faults(pool)
+    after = cgroup_counters(pool)
     assert all(r.status is JobStatus.OK for r in results), {r.status for r in results}
-    faults = None  # unknown: no readable cgroup, or a container replaced mid-batch (its counter restarted)
-    if faults_before is not None and faults_after is not None and pool.replaced == replaced_before:
-        faults = (faults_after - faults_before) / jobs
+    faults = cpu_ms = None  # unknown: no readable cgroup, or a container replaced mid-batch (its counters restarted)
+    if before is not None and after is not None and pool.replaced == replaced_before:
+        faults, cpu_ms = (after[0] - before[0]) / jobs, 1000 * (after[1] - before[1]) / jobs
     return {"jobs": jobs, "seconds": elapsed, "throughput": jobs / elapsed,
             "p50_ms": 1000 * percentile(single, 0.5), "p99_ms": 1000 * percentile(single, 0.99),
-            "page_faults_per_job": faults}
+            "page_faults_per_job": faults, "container_cpu_ms_per_job": cpu_ms}
 
 
 def measure_pool(size: int, spec: ContainerSpec, jobs: int) -> dict:
@@ -189,14 +201,15 @@ def measure_image(image: str, args: argparse.Namespace) -> dict:
 
 def print_images(rounds: list[dict[str, dict]], args: argparse.Namespace) -> None:
     """One row per image and round, then each image's median ratio against ``docker run``."""
-    print(f"| {'round':>5} | {'image':<28} | {'pool/s':>7} | {'faults/job':>10} | {'docker run/s':>12} | "
-          f"{'ratio':>6} | {'HumanEval s':>11} |")
-    print(f"|{'-' * 7}|{'-' * 30}|{'-' * 9}|{'-' * 12}|{'-' * 14}|{'-' * 8}|{'-' * 13}|")
+    print(f"| {'round':>5} | {'image':<28} | {'pool/s':>7} | {'faults/job':>10} | {'CPU ms/job':>10} | "
+          f"{'docker run/s':>12} | {'ratio':>6} | {'HumanEval s':>11} |")
+    print(f"|{'-' * 7}|{'-' * 30}|{'-' * 9}|{'-' * 12}|{'-' * 12}|{'-' * 14}|{'-' * 8}|{'-' * 13}|")
     for index, measured in enumerate(rounds):
         for image, m in measured.items():
-            faults = m["trivial"]["page_faults_per_job"]
+            faults, cpu_ms = m["trivial"]["page_faults_per_job"], m["trivial"]["container_cpu_ms_per_job"]
             print(f"| {index + 1:>5} | {image:<28} | {m['trivial']['throughput']:>7.1f} | "
-                  f"{'n/a' if faults is None else format(faults, '.0f'):>10} | {m['docker_run']['throughput']:>12.2f} | "
+                  f"{'n/a' if faults is None else format(faults, '.0f'):>10} | "
+                  f"{'n/a' if cpu_ms is None else format(cpu_ms, '.2f'):>10} | {m['docker_run']['throughput']:>12.2f} | "
                   f"{m['ratio']:>5.0f}x | {m['humaneval']['seconds']:>11.2f} |")
     print()
     for image in rounds[0]:
