@@ -35,6 +35,10 @@ for pid in os.listdir("/proc"):
 seen = seen or any("{MARK}" in v for v in os.environ.values())
 '''
 TRACE_FREE = f"```python\n{DETECT}a, b = map(int, input().split())\nprint(a + b if not seen else -1)\n```"
+#: :data:`DETECT` until it sees a trace or 2.5 s pass: a process the session just started shows its
+#: command line only once it has exec'd, later on a loaded machine.
+DETECT_SOON = ("import time\nsince = time.monotonic()\nwhile True:\n" + "".join(f"    {line}\n" for line in DETECT.splitlines())
+               + "    if seen or time.monotonic() - since > 2.5:\n        break\n    time.sleep(0.05)\n")
 
 HOSTILE = {
     "files_everywhere": f"""
@@ -131,7 +135,7 @@ def test_a_hostile_session_changes_no_verdict_and_leaves_no_trace(env, case):
     assert reward == 0.0 and info["status"] == "incorrect", info["reward"].details
     if case in ("files_everywhere", "background_processes", "environment_and_modules"):  # the detector sees them
         env.reset(options={"index": 0})
-        obs, *_ = env.step(call(HOSTILE[case] + "\n" + DETECT + "print('SEEN', seen)"))
+        obs, *_ = env.step(call(HOSTILE[case] + "\n" + DETECT_SOON + "print('SEEN', seen)"))
         assert "SEEN True" in obs, obs
     reward, info, _ = episode(env, [call(HOSTILE[case]), TRACE_FREE])
     assert reward == 1.0, info["reward"].details  # the grading job saw no file, process or variable of the session
