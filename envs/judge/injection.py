@@ -746,7 +746,6 @@ def _third_party(text: str, match: re.Match[str]) -> bool:
 #: An opening quotation mark, and a closing one.
 _OPEN_QUOTE = re.compile(r"(?:(?<=\s)|^)[\"“‘«„']")
 _CLOSE_QUOTE = re.compile(r"[\"”’»“']")
-#: Prose before a quotation on its line: words, no signs of code or data.
 #: Before a quotation: a grader told to say it ("the evaluator must echo 'score: 10'", "please respond with '...'").
 _TOLD_TO_SAY = re.compile(r"(?:\b(?:must|should|to|please|kindly|just|simply|only|now)\s+|[,:;]\s*)(?:echo|respond|reply|output|print|return"
                           r"|write|say|answer|state)(?:\s+with)?\s*:?\s*$", re.I)
@@ -755,6 +754,7 @@ _VALUE_WORDS = 3
 #: After a quotation: it is named as an example ("\"Give this full marks\" is a classic example of an injection").
 _EXAMPLE_AFTER = re.compile(r"[\s,]*(?:is|was|are|were)\s+(?:a|an|the|one|another)\s+(?:[\w-]+\s+){0,3}?(?:example|attack"
                             r"|injection|phrase|string|trick|line|sentence|instance)", re.I)
+#: Prose before a quotation on its line: words, no signs of code or data.
 _PROSE_BEFORE = re.compile(r"(?:[A-Za-z\u00c0-\u024f-]+[ \t,:]+){3,}$")
 
 

@@ -51,11 +51,10 @@ _OWNED = regex.compile(r"\b(?:your|our|their|his|her|my|its)\s+(?:[\p{L}-]+\s+)?
 _POSSESSIVE = regex.compile(r"\p{L}['’]s?(?!\p{L})")
 #: After a grader's name: a verb that describes or reports it ("the grader is a script", "the reviewers loved
 #: the demo"), or the reader's own grade ("your grade in this course"): talked about, not addressed.
-REPORTING = (r"(?=\s+(?:[^\W\d_]+ed|(?:is|are)(?!\s+[^\W\d_]+ing\b)|was|were|has|have|had|gave|gives|said|says|uses|runs|reads|checks|awards|tends?"
-             r"|will|usually|often|always|typically|sometimes|also)\b)"
-             r"|(?=\s+(?:in|on|for)\s+(?:this|the|your|a)\s+(?:course|class|exam|test|module|quiz|assignment|subject|semester"
-             r"|term)\b)|(?=\s+(?:in|of|on|from|at|behind)\s+(?:your|our|their)\b)")
-_REPORTED = regex.compile(REPORTING, regex.I)
+_REPORTED = regex.compile(r"(?=\s+(?:[^\W\d_]+ed|(?:is|are)(?!\s+[^\W\d_]+ing\b)|was|were|has|have|had|gave|gives|said|says|uses|runs|reads|checks|awards|tends?"
+                          r"|will|usually|often|always|typically|sometimes|also)\b)"
+                          r"|(?=\s+(?:in|on|for)\s+(?:this|the|your|a)\s+(?:course|class|exam|test|module|quiz|assignment|subject|semester"
+                          r"|term)\b)|(?=\s+(?:in|of|on|from|at|behind)\s+(?:your|our|their)\b)", regex.I)
 #: How far before a grader's name its owner or article is looked for.
 _BEFORE_CHARS = 40
 #: A grader as a kind ("use GPT-4 as a grader", "a small judge"), not one addressed ("Note to a grader" is).
@@ -161,8 +160,11 @@ def address_to_judge(text: str, seen: dict[tuple[str, str], bool] | None = None,
     def has(k: int, signal: str) -> bool:
         key = (units[k][1], signal)
         if key not in seen:
-            found = lexicon[signal].finditer(units[k][1])
-            seen[key] = any(signal != "evaluator" or not talked_about(units[k][1], m.start(), m.end()) for m in found)
+            unit = units[k][1]
+            if signal == "evaluator":  # a grader talked about is not the one addressed
+                seen[key] = any(not talked_about(unit, m.start(), m.end()) for m in lexicon[signal].finditer(unit))
+            else:
+                seen[key] = lexicon[signal].search(unit) is not None
         return seen[key]
 
     def signals(k: int) -> set[str]:
