@@ -7,17 +7,19 @@ With ``--baseline-rev REV`` the same pool figures are also measured, in the same
 runner of git revision ``REV`` (the cost of what changed in the runner since, e.g. isolation).
 With ``--baseline-image IMAGE`` the pool and ``docker run`` figures are also measured with another
 sandbox image (e.g. an older Python), alternating with ``--image`` for ``--repeat`` rounds, so both
-images see the same load. Page faults and container CPU time per trivial job are read from the containers' cgroups
+images see the same load. With ``--attach-stream`` every round also measures the pool with jobs over
+the engine's attach stream instead of the job channel (``ContainerSpec(job_channel=False)``). Page faults and container CPU time per trivial job are read from the containers' cgroups
 (CPU per job is less sensitive than throughput to other load on the machine).
 
     python benchmarks/sandbox_throughput.py [--jobs 2000] [--docker-runs 40] [--size N] [--baseline-rev main]
-        [--image IMAGE] [--baseline-image IMAGE] [--repeat N]
+        [--image IMAGE] [--baseline-image IMAGE] [--repeat N] [--attach-stream]
 """
 
 from __future__ import annotations
 
 import argparse
 import concurrent.futures as cf
+import dataclasses
 import json
 import os
 import statistics
@@ -194,6 +196,8 @@ def measure_image(image: str, args: argparse.Namespace) -> dict:
     """Pool (trivial jobs, HumanEval-164) and one-``docker run``-per-job figures with ``image``."""
     spec = ContainerSpec(image=image)
     measured = measure_pool(args.size, spec, args.jobs)
+    if args.attach_stream:
+        measured["attach_stream"] = measure_pool(args.size, dataclasses.replace(spec, job_channel=False), args.jobs)["trivial"]
     measured["docker_run"] = docker_run_trivial(spec, args.docker_runs, args.size)
     measured["ratio"] = measured["trivial"]["throughput"] / measured["docker_run"]["throughput"]
     return measured
@@ -221,6 +225,11 @@ def print_images(rounds: list[dict[str, dict]], args: argparse.Namespace) -> Non
                     for m in rounds]
         print(f"pool throughput {args.image} / {args.baseline_image}, per round: "
               f"{', '.join(format(x, '.2f') for x in speedups)}")
+    if args.attach_stream:
+        for image in rounds[0]:
+            print(f"{image}, trivial jobs/s over the job channel / over the attach stream, per round: " + ", ".join(
+                f"{m[image]['trivial']['throughput']:.0f} / {m[image]['attach_stream']['throughput']:.0f} = "
+                f"{m[image]['trivial']['throughput'] / m[image]['attach_stream']['throughput']:.2f}x" for m in rounds))
     print()
 
 
@@ -233,6 +242,8 @@ def main() -> None:
     parser.add_argument("--image", default=build.default_image(), help="sandbox image (default: the recipes' image)")
     parser.add_argument("--baseline-image", help="also measure the pool and docker run with this image, alternating")
     parser.add_argument("--repeat", type=int, default=1, help="rounds of the pool and docker run measurements")
+    parser.add_argument("--attach-stream", action="store_true",
+                        help="also measure the pool with jobs over the engine's attach stream (no job channel)")
     parser.add_argument("--json", help="also write the numbers to this JSON file")
     args = parser.parse_args()
     if args.repeat < 1:
@@ -254,7 +265,7 @@ def main() -> None:
     ]
     print(f"\nsandbox throughput: {os.cpu_count()} CPUs, pool of {args.size} containers ({spec.image}), "
           f"pool start-up {startup:.2f} s, docker run concurrency {args.size}\n")
-    if len(rounds) > 1 or args.baseline_image:
+    if len(rounds) > 1 or args.baseline_image or args.attach_stream:
         print_images(rounds, args)
         print(f"last round, {spec.image}:\n")
     print(f"| {'method':<36} | {'jobs':>5} | {'throughput':>11} | {'p50 ms':>7} | {'p99 ms':>7} |")

@@ -1,18 +1,21 @@
-"""One hardened sandbox container running the job runner, driven over its attach stream.
+"""One hardened sandbox container running the job runner, driven over its job channel.
 
 The container runs ``python3 -I -S -c <runner source>`` as PID 1 with:
 ``--network none``, a read-only root, a ``noexec`` tmpfs at ``/tmp`` (the only writable
 place besides a small ``/dev/shm``), ``--pids-limit``, ``--memory`` = ``--memory-swap``, a CPU
 quota, no log driver (what the runner prints reaches the host over the attach stream only,
 never a log file that grows with every job), ``--cap-drop ALL`` but the few capabilities the runner needs to run jobs as another user
-(:data:`RUNNER_CAPABILITIES`), ``no-new-privileges`` and no mounts from the host. The runner
+(:data:`RUNNER_CAPABILITIES`), ``no-new-privileges`` and one read-only mount from the host: the job channel's directory,
+empty once the runner has connected (:mod:`rlenv.sandbox.channel`). The runner
 starts as root only to drop privileges: the grader runs as ``grader_uid`` and every candidate
 process as ``job_uid`` (two unprivileged users, no capabilities, a seccomp filter).
 
+Jobs and reports travel the job channel, a unix socket to the runner (or, where the runner cannot
+reach it, the engine's attach stream); the runner's stderr always comes over the attach stream.
 Containers are labelled (:data:`LABEL`, owner host and pid) so leaks can be found and removed,
-and are started with ``stdin_once`` + ``auto_remove``: when the host process dies, its attach
-connection closes, the runner sees end of file on stdin and exits, and Docker removes the
-container.
+and are started with ``stdin_once`` + ``auto_remove``: when the host process dies, its
+connections close, the runner sees end of file on its job stream and exits, and Docker removes
+the container.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from typing import Any
 from rlenv.sandbox import assembly
 from rlenv.sandbox.assembly import runner_source
 from rlenv.sandbox.build import default_image
+from rlenv.sandbox.channel import HostChannel
 from rlenv.sandbox.errors import SandboxError
 
 logger = logging.getLogger(__name__)
@@ -101,6 +105,10 @@ class ContainerSpec:
         shm_inodes: Most inodes on ``/dev/shm``.
         job_uid: uid (and gid) of every candidate process: not root.
         grader_uid: uid (and gid) of the grader process: not root, not ``job_uid``.
+        job_channel: Send jobs over a unix socket from the host (:mod:`rlenv.sandbox.channel`), not
+            through the engine's attach stream: ~10% more trivial jobs per second. Where the
+            runner cannot reach the socket (an engine in a VM or on another machine), jobs use
+            the attach stream and a warning says so.
     """
 
     image: str = dataclasses.field(default_factory=default_image)
@@ -113,6 +121,7 @@ class ContainerSpec:
     shm_inodes: int = 4096
     job_uid: int = 65534
     grader_uid: int = 65533
+    job_channel: bool = True
 
     def __post_init__(self) -> None:
         for name in ("job_uid", "grader_uid"):
@@ -179,7 +188,8 @@ class ContainerSpec:
 
 
 class ContainerSession:
-    """A started container with its runner, and the attach socket to talk to it.
+    """A started container with its runner, its job stream (the job channel or the attach stream)
+    and its attach stream (the runner's stderr).
 
     Not thread-safe: one job at a time (the pool gives each session to one worker thread).
     """
@@ -192,7 +202,8 @@ class ContainerSession:
         self.name = f"rlenv-sandbox-{os.getpid()}-{pool_id[:6]}-{next(_NAMES)}"
         self.container_id: str | None = None
         self._socket: Any = None
-        self._raw: socket.socket | None = None
+        self._attach: socket.socket | None = None
+        self._jobs: socket.socket | None = None
         self._buffer = bytearray()
         self._pending = bytearray()
         self._stderr = bytearray()
@@ -206,27 +217,40 @@ class ContainerSession:
 
         api = self.client.api
         labels = {LABEL: owner_id(), POOL_LABEL: self.pool_id}
+        channel = HostChannel() if self.spec.job_channel else None
+        environment = {**self.spec.environment, **(channel.environment if channel else {})}
         try:
             with self.api_lock:
-                host_config = api.create_host_config(**self.spec.create_kwargs())
+                host_config = api.create_host_config(**self.spec.create_kwargs(),
+                                                     **({"binds": channel.binds} if channel else {}))
                 created = api.create_container(
                     self.spec.image, runner_command(), name=self.name,
-                    user="0:0", environment=self.spec.environment, labels=labels, stdin_open=True,
+                    user="0:0", environment=environment, labels=labels, stdin_open=True,
                     detach=False, tty=False, network_disabled=True, working_dir="/tmp",  # detach=False: StdinOnce
                     host_config=host_config)
                 self.container_id = created["Id"]
                 self._socket = api.attach_socket(self.container_id, params={"stdin": 1, "stdout": 1, "stderr": 1,
                                                                               "stream": 1})
-                self._raw = self._socket._sock if hasattr(self._socket, "_sock") else self._socket
+                self._attach = self._jobs = self._socket._sock if hasattr(self._socket, "_sock") else self._socket
                 api.start(self.container_id)
         except docker.errors.ImageNotFound as exc:
             self.kill()
+            if channel is not None:
+                channel.close()
             raise ContainerError(f"sandbox image {self.spec.image} not found: build it with "
                                  "`rlenv sandbox build` (or `rlenv sandbox build --offline` without a registry)") from exc
         except docker.errors.DockerException as exc:
             self.kill()
+            if channel is not None:
+                channel.close()
             raise ContainerError(f"could not start a sandbox container from {self.spec.image}: {exc}") from exc
-        line = self._read_line(time.monotonic() + timeout_s)
+        deadline = time.monotonic() + timeout_s
+        if channel is not None:
+            try:
+                self._connect(channel, deadline)
+            finally:
+                channel.close()
+        line = self._read_line(deadline)
         if line is None:
             stderr = self.stderr_tail()
             self.kill()
@@ -239,22 +263,38 @@ class ContainerSession:
         if not self.ready_info.get("ready"):
             self.kill()
             raise ContainerError(f"sandbox container {self.name} sent {line[:200]!r} instead of its ready line")
+        if channel is not None and self._jobs is self._attach:
+            logger.warning("sandbox container %s could not reach its job channel, jobs use the engine's attach "
+                           "stream (~10%% fewer trivial jobs/s): %s", self.name, self.ready_info.get("channel"))
+
+    def _connect(self, channel: HostChannel, deadline: float) -> None:
+        """Until the runner's first line: accept the runner's connection on ``channel`` and check its
+        token, unless the runner speaks on the attach stream first (it could not connect)."""
+        while self._attach is not None and not self._buffer:
+            watched = [channel.listener, self._attach]
+            readable, _, _ = select.select(watched, [], [], max(0.0, deadline - time.monotonic()))
+            if not readable:
+                return
+            if channel.listener in readable:
+                self._jobs = channel.accept()
+                token = self._read_line(deadline)
+                if token != channel.token.encode():
+                    self.kill()
+                    raise ContainerError(f"sandbox container {self.name}: the job channel's first line was not "
+                                         f"the runner's token ({(token or b'')[:40]!r})")
+                return
+            self._fill(deadline)
 
     def kill(self) -> None:
         """SIGKILL and remove the container (by id, so a dead client cannot leak it)."""
         import docker.errors
 
-        if self._raw is not None:
+        for stream in {id(s): s for s in (self._jobs, self._attach, self._socket) if s is not None}.values():
             try:
-                self._raw.close()
+                stream.close()
             except OSError:
                 pass
-        if self._socket is not None and self._socket is not self._raw:
-            try:
-                self._socket.close()
-            except OSError:
-                pass
-        self._raw = self._socket = None
+        self._jobs = self._attach = self._socket = None
         if self.container_id is None:
             return
         container_id, self.container_id = self.container_id, None
@@ -269,32 +309,47 @@ class ContainerSession:
 
     @property
     def running(self) -> bool:
-        """The container was started and its stream has not been seen to end (no I/O)."""
-        return self._raw is not None
+        """The container was started and its job stream has not been seen to end (no I/O)."""
+        return self._jobs is not None
 
     def idle_check(self) -> bool:
         """For the owning thread, with no job in flight: the stream is still open and silent."""
-        if self._raw is None:
+        if self._jobs is None:
             return False
         try:
-            readable, _, _ = select.select([self._raw], [], [], 0)
+            readable, _, _ = select.select([self._jobs], [], [], 0)
         except (OSError, ValueError):
             return False
         if readable:  # the runner never speaks unasked: data or EOF here means trouble
             self._fill(time.monotonic())
-            return self._raw is not None and not self._buffer
+            return self._jobs is not None and not self._buffer
         return True
 
-    def stderr_tail(self, limit: int = 2000) -> str:
+    def stderr_tail(self, limit: int = 2000, wait_s: float = 0.5) -> str:
+        """The last ``limit`` characters the runner wrote to stderr (waiting up to ``wait_s`` for
+        the attach stream's rest when jobs use the job channel)."""
+        deadline = time.monotonic() + wait_s
+        while self._attach is not None and self._attach is not self._jobs:
+            try:
+                readable, _, _ = select.select([self._attach], [], [], max(0.0, deadline - time.monotonic()))
+                chunk = self._attach.recv(1 << 16) if readable else None
+            except (OSError, ValueError):
+                chunk = b""
+            if chunk is None:
+                break
+            if not chunk:
+                self._attach = None
+                break
+            self._demultiplex(chunk)
         return bytes(self._stderr[-limit:]).decode("utf-8", "replace")
 
     # -- jobs
     def send(self, payload: bytes) -> None:
         """Send one encoded job (the runner reads it when it is done with the previous one)."""
-        if self._raw is None:
+        if self._jobs is None:
             raise ContainerError(f"container {self.name} is not running")
         try:
-            self._raw.sendall(payload)
+            self._jobs.sendall(payload)
         except OSError as exc:
             raise ContainerError(f"container {self.name} stopped reading jobs: {exc}") from exc
 
@@ -307,7 +362,7 @@ class ContainerSession:
         """
         line = self._read_line(deadline)
         if line is None:
-            if self._raw is None:
+            if self._jobs is None:
                 raise ContainerError(f"container {self.name} exited during the job; stderr: {self.stderr_tail()}")
             raise ContainerError(f"container {self.name} did not answer by the job's deadline (wedged)")
         try:
@@ -320,23 +375,33 @@ class ContainerSession:
         self.jobs_run += 1
         return report
 
-    # -- the multiplexed attach stream: 8-byte frame headers (stream, 0, 0, 0, size)
     def _fill(self, deadline: float) -> bool:
-        """Receive once (waiting until ``deadline``); False on timeout or end of stream."""
-        raw = self._raw
-        if raw is None:
+        """Receive once from the job stream (waiting until ``deadline``); False on timeout or end of stream."""
+        stream = self._jobs
+        if stream is None:
             return False
         left = deadline - time.monotonic()
         try:
-            readable, _, _ = select.select([raw], [], [], max(0.0, left))
+            readable, _, _ = select.select([stream], [], [], max(0.0, left))
             if not readable:
                 return False
-            chunk = raw.recv(1 << 16)
+            chunk = stream.recv(1 << 16)
         except (OSError, ValueError):
             chunk = b""
         if not chunk:
-            self._raw = None
+            self._jobs = None
+            if stream is self._attach:
+                self._attach = None
             return False
+        if stream is self._attach:
+            self._demultiplex(chunk)
+        else:
+            self._buffer += chunk
+        return True
+
+    def _demultiplex(self, chunk: bytes) -> None:
+        """Frames of the attach stream (8-byte headers: stream, 0, 0, 0, size): stdout to the job
+        buffer when jobs use this stream, everything else to the stderr tail."""
         self._pending += chunk
         while len(self._pending) >= 8:
             stream, size = self._pending[0], struct.unpack(">I", self._pending[4:8])[0]
@@ -344,16 +409,15 @@ class ContainerSession:
                 break
             data = bytes(self._pending[8:8 + size])
             del self._pending[:8 + size]
-            if stream == 1:
+            if stream == 1 and self._jobs is self._attach:
                 self._buffer += data
             else:
                 self._stderr = (self._stderr + data)[-65536:]
-        return True
 
     def _read_line(self, deadline: float) -> bytes | None:
         while b"\n" not in self._buffer:
-            if self._raw is None or not self._fill(deadline):
-                if self._raw is None or time.monotonic() >= deadline:
+            if self._jobs is None or not self._fill(deadline):
+                if self._jobs is None or time.monotonic() >= deadline:
                     return None
         line, _, rest = bytes(self._buffer).partition(b"\n")
         self._buffer = bytearray(rest)

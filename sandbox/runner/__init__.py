@@ -2,7 +2,7 @@
 
 Processes of a container::
 
-    runner (PID 1, non-dumpable): reads jobs from the host on stdin, one JSON line per job out
+    runner (PID 1, non-dumpable): reads jobs from the host on its job stream, one JSON line per job back
      ├─ fork server (forked before the first job, never holds a job's data): forks candidates,
      │   └─ spare candidate process (root, waiting for the next job on its own socket)
      ├─ grader (persistent, non-dumpable, never forks): holds tests and expected outputs,

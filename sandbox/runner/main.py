@@ -12,6 +12,7 @@ import json
 import os
 import resource
 import signal
+import socket
 import sys
 import time
 from _operator import _compare_digest  # hmac's own; importing hmac would load libcrypto into every fork
@@ -59,6 +60,27 @@ def _read_grader_part() -> bytearray:
             raise EOFError("stream ended inside the grader frame")
         got += n
     return buffer
+
+
+def _connect_job_channel() -> str:
+    """Take jobs from the host's job channel (see ``rlenv.sandbox.channel``) when it offers one:
+    connect, send its token, and make the connection descriptors 0 and 1. Returns how jobs travel:
+    ``"socket"``, or ``"attach"`` (with why, when the channel could not be reached). The channel's
+    variables leave the environment before any other process exists."""
+    path, token = os.environ.pop("RLENV_CHANNEL", None), os.environ.pop("RLENV_CHANNEL_TOKEN", "")
+    if not path:
+        return "attach"
+    connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        connection.connect(path)
+        connection.sendall(token.encode() + b"\n")
+    except OSError as exc:
+        connection.close()
+        return f"attach: could not reach the job channel {path}: {exception_text(exc)}"
+    os.dup2(connection.fileno(), 0)
+    os.dup2(connection.fileno(), 1)
+    connection.close()
+    return "socket"
 
 
 def _write_files(workdir: str, files: dict) -> None:
@@ -225,7 +247,8 @@ def _verdict(report_bytes: bytes, reason: str, exit_status: int | None, nonce: s
 
 
 def main() -> int:
-    """Serve jobs from stdin until it closes; one JSON line per job on stdout."""
+    """Serve jobs from the job stream (the job channel, else stdin) until it closes; one JSON line
+    per job back on it."""
     if os.getpid() != 1:
         sys.stderr.write("the sandbox runner must be PID 1 of its container (it kills every other process)\n")
         return 2
@@ -234,6 +257,7 @@ def main() -> int:
                          f"{JOB_UID} and the grader as uid {GRADER_UID}, two different non-root users; it runs as "
                          f"uid {os.geteuid()}\n")
         return 2
+    channel = _connect_job_channel()
     os.chdir("/")  # nothing a job can write is the runner's or the grader's working directory
     os.setgroups([])  # root's supplementary groups: no process of the container keeps any
     install_seccomp(seccomp_program(os.uname().machine))
@@ -257,7 +281,7 @@ def main() -> int:
     state = own_state()
     idle = kernel_held()
     _write_line({"ready": True, "runner": RUNNER_VERSION, "python": sys.version.split()[0], "uid": os.getuid(),
-                 "job_uid": JOB_UID, "grader_uid": GRADER_UID})
+                 "job_uid": JOB_UID, "grader_uid": GRADER_UID, "channel": channel})
     while True:
         size = read_frame_length(0)
         if size is None:

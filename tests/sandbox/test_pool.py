@@ -24,6 +24,7 @@ from rlenv.sandbox import (
     SandboxPool,
     SandboxUnavailable,
 )
+from rlenv.sandbox.channel import MOUNT_POINT
 from rlenv.sandbox.container import (
     LABEL,
     POOL_LABEL,
@@ -76,7 +77,11 @@ def test_containers_run_with_the_hardened_flags(pool, client):
         assert host["PidsLimit"] == pool.spec.pids_limit and host["NanoCpus"] == int(pool.spec.cpus * 1e9)
         assert host["CapDrop"] == ["ALL"] and "no-new-privileges" in host["SecurityOpt"]
         assert sorted(host["CapAdd"]) == sorted(RUNNER_CAPABILITIES)  # the runner's; jobs drop them all
-        assert not host.get("Binds") and not attrs["Mounts"] and not host.get("Privileged")
+        assert not host.get("Privileged")
+        # one mount from the host: the job channel's directory, read-only, removed from the host once
+        # the runner connected (so the container sees it empty and nothing can connect again)
+        (mount,) = attrs["Mounts"]
+        assert mount["Destination"] == MOUNT_POINT and mount["RW"] is False and not os.path.exists(mount["Source"])
         assert set(host["Tmpfs"]) == {"/tmp", "/dev/shm"} and all("noexec" in o and "nr_inodes" in o for o in host["Tmpfs"].values())
         assert config["User"] == "0:0" and config["StdinOnce"] is True and host["AutoRemove"] is True
         assert config["Labels"][LABEL] == owner_id() and config["Labels"][POOL_LABEL] == pool.pool_id
