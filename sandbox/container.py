@@ -3,7 +3,7 @@
 The container runs ``python3 -I -S -c <runner source>`` as PID 1 with:
 ``--network none``, a read-only root, a ``noexec`` tmpfs at ``/tmp`` (the only writable
 place besides a small ``/dev/shm``), ``--pids-limit``, ``--memory`` = ``--memory-swap``, a CPU
-quota, no log driver (what the runner prints reaches the host over the attach stream only,
+quota, no log driver (what the runner prints reaches the host over its streams only,
 never a log file that grows with every job), ``--cap-drop ALL`` but the few capabilities the runner needs to run jobs as another user
 (:data:`RUNNER_CAPABILITIES`), ``no-new-privileges`` and one read-only mount from the host: the job channel's directory,
 empty once the runner has connected (:mod:`rlenv.sandbox.channel`). The runner
