@@ -270,12 +270,14 @@ class ContainerSession:
     def _connect(self, channel: HostChannel, deadline: float) -> None:
         """Until the runner's first line: accept the runner's connection on ``channel`` and check its
         token, unless the runner speaks on the attach stream first (it could not connect)."""
+        listener = channel.listener
+        if listener is None:
+            raise ContainerError(f"sandbox container {self.name}: its job channel was already used")
         while self._attach is not None and not self._buffer:
-            watched = [channel.listener, self._attach]
-            readable, _, _ = select.select(watched, [], [], max(0.0, deadline - time.monotonic()))
+            readable, _, _ = select.select([listener, self._attach], [], [], max(0.0, deadline - time.monotonic()))
             if not readable:
                 return
-            if channel.listener in readable:
+            if listener in readable:
                 self._jobs = channel.accept()
                 token = self._read_line(deadline)
                 if token != channel.token.encode():
