@@ -171,3 +171,87 @@ def test_the_overlong_penalty_of_one_completion_is_refused_on_multi_turn_episode
                       tokenizer=tokenizer)
     with pytest.raises(ValueError, match="overlong_buffer=2"):
         trainer.update(batch)
+
+
+def test_a_multi_turn_ppo_klpen_update_equals_the_update_with_the_replies_removed_from_the_loss_by_hand():
+    """PPO-KLPEN (its own trainer around the ``ppo_klpen`` loss, critic and GAE): the same hand update."""
+    import copy
+
+    from rlenv.trainers.policy_gradient.trust_region_trainer import PPO_KLPEN, KLPenaltyTrainer
+
+    tokenizer, batch = multiturn_batch()
+    alg = PPO_KLPEN.replace(num_mini_batches=1, loss_kwargs={"kl_coef": 0.5})
+    policy = tiny_causal_lm(tokenizer, hidden_size=32, num_layers=1, num_heads=2, seed=5)
+    ref = tiny_causal_lm(tokenizer, hidden_size=32, num_layers=1, num_heads=2, seed=6)
+    cfg = {"optimizer": "sgd", "lr": 0.05, "max_grad_norm": None, "max_new_tokens": 5, "micro_batch_size": 7,
+           "device": "cpu", "progress": False}
+    hand_policy = copy.deepcopy(policy)
+    trainer = KLPenaltyTrainer(policy, None, alg, cfg, tokenizer=tokenizer, ref_model=copy.deepcopy(ref))
+    critic = copy.deepcopy(trainer.critic)
+    metrics = trainer.update(batch)
+    assert metrics["klpen/coef"] == 0.5
+    _hand_update(hand_policy, critic, ref, batch, alg, cfg)
+    for (name, ours), theirs in zip(trainer.policy.named_parameters(), hand_policy.parameters(), strict=True):
+        torch.testing.assert_close(ours, theirs, rtol=1e-5, atol=1e-6, msg=lambda m, name=name: f"{name}: {m}")
+
+
+def test_a_multi_turn_trpo_step_equals_the_step_on_the_policy_tokens_gathered_by_hand():
+    """TRPO: its surrogate and its exact KL, computed by hand on each row's policy tokens only (the
+    environment's tokens gathered out, as above), give the same natural-gradient step."""
+    import copy
+
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    from rlenv.trainers.batch import outcome_token_rewards
+    from rlenv.trainers.logprobs import completion_hidden_states
+    from rlenv.trainers.policy_gradient import advantages as estimators
+    from rlenv.trainers.policy_gradient import losses
+    from rlenv.trainers.policy_gradient.trust_region import trpo_step
+    from rlenv.trainers.policy_gradient.trust_region_trainer import TRPOConfig, TRPOTrainer
+
+    tokenizer, batch = multiturn_batch()
+    alg = ALGORITHMS["grpo"].replace(kl_coef=0.0)
+    policy = tiny_causal_lm(tokenizer, hidden_size=32, num_layers=1, num_heads=2, seed=5)
+    hand_policy = copy.deepcopy(policy)
+    settings = TRPOConfig(max_kl=0.05)
+    cfg = {"max_new_tokens": 5, "micro_batch_size": 7, "device": "cpu", "progress": False}
+    trainer = TRPOTrainer(policy, None, alg, cfg, tokenizer=tokenizer, trpo=settings)
+    assert trainer.update(batch)["trpo/accepted"] == 1.0
+
+    positions = policy_positions(batch)
+    width = max(len(p) for p in positions)
+    mask = compact(torch.ones_like(batch.completion_ids), positions, width)
+    token_rewards = outcome_token_rewards(batch.rewards, mask, compact(batch.token_rewards, positions, width))
+    advantages, _ = estimators.get(alg.advantage)(token_rewards, mask, batch.group_ids, **alg.advantage_kwargs)
+    tokens = compact(batch.completion_ids, positions, width)
+
+    def compact_dists():
+        hidden = completion_hidden_states(hand_policy, batch.prompt_ids, batch.prompt_mask, batch.completion_ids,
+                                          batch.completion_mask)
+        dists = torch.log_softmax(hand_policy.get_output_embeddings()(hidden).float(), dim=-1)
+        out = torch.zeros((len(batch), width, dists.shape[-1]))
+        for i, where in enumerate(positions):
+            out[i, : len(where)] = dists[i, where]
+        return out
+
+    with torch.no_grad():
+        old_dists = compact_dists()
+    old_logp = old_dists.gather(-1, tokens.unsqueeze(-1)).squeeze(-1)
+
+    def surrogate():
+        logp = compact_dists().gather(-1, tokens.unsqueeze(-1)).squeeze(-1)
+        return losses.aggregate(torch.exp(logp - old_logp) * advantages, mask, alg.aggregation, max_len=5)
+
+    def kl():
+        per_token = (old_dists.exp() * (old_dists - compact_dists())).sum(-1)
+        return losses.aggregate(per_token, mask, "token_mean")
+
+    with sdpa_kernel(SDPBackend.MATH):
+        assert trpo_step(hand_policy, surrogate, kl, max_kl=settings.max_kl, damping=settings.damping,
+                         cg_iters=settings.cg_iters, backtrack_ratio=settings.backtrack_ratio,
+                         max_backtracks=settings.max_backtracks, accept_ratio=settings.accept_ratio).accepted
+    for (name, ours), theirs in zip(trainer.policy.named_parameters(), hand_policy.parameters(), strict=True):
+        torch.testing.assert_close(ours, theirs, rtol=1e-5, atol=1e-6, msg=lambda m, name=name: f"{name}: {m}")
+    start = tiny_causal_lm(tokenizer, hidden_size=32, num_layers=1, num_heads=2, seed=5)
+    assert max(float((a - b).abs().max()) for a, b in zip(trainer.policy.state_dict().values(),
+                                                           start.state_dict().values(), strict=True)) > 1e-4  # it moved
