@@ -33,15 +33,15 @@ script calling these functions, the no-tool arm by ``warm_up(..., tool=False, st
 
 Every seed gains at least 0.3 over the warm start (+0.33 to +0.68, mean +0.51) and ends 0.47-0.75
 above the same budget without the tool. The test runs seed 1 (1 passed, 555 s, beside a CI run).
-What the method needed: with 256 warm-up traces instead of 512, seeds 0-5 gained +0.50, +0.54, +0.44, +0.48, +0.27, +0.34; seed 4
-stayed near 0.5 however long GRPO ran (0.484 at 140 steps), its warm start copying the factors into
-the call but miscopying the result into the answer, and neither 4 tasks x 16 samples (+0.21) nor
-lr 5e-4 nor two epochs per batch fixed it. Without dynamic sampling (60 steps, 256 traces) the gains
-were +0.42, +0.46, +0.33, +0.34, +0.11, +0.25. Before that (measured on seeds 0-3), with 64 traces
-and a greedy stopping check, the warm-up memorized its traces before it learned to copy the factors
-on 2 of 4 seeds (copy errors systematic, e.g. 9 written as 5) and GRPO at lr 1e-3 then collapsed
-(1 of 4 seeds met +0.3); 256 traces with a warm-up lr of 3e-3 left 2 of 6 seeds unable to copy
-within 800 steps.
+What the method needed: with 256 warm-up traces instead of 512, seeds 0-5 gained +0.50, +0.54,
++0.44, +0.48, +0.27, +0.34; seed 4 stayed near 0.5 however long GRPO ran (0.484 at 140 steps), its
+warm start copying the factors into the call but miscopying the result into the answer, and neither
+4 tasks x 16 samples (+0.21) nor lr 5e-4 nor two epochs per batch fixed it. Without dynamic sampling
+(60 steps, 256 traces) the gains were +0.42, +0.46, +0.33, +0.34, +0.11, +0.25. Before that
+(measured on seeds 0-3), with 64 traces and a greedy stopping check, the warm-up memorized its
+traces before it learned to copy the factors on 2 of 4 seeds (copy errors systematic, e.g. 9 written
+as 5) and GRPO at lr 1e-3 then collapsed (1 of 4 seeds met +0.3); 256 traces with a warm-up lr of
+3e-3 left 2 of 6 seeds unable to copy within 800 steps.
 """
 
 from __future__ import annotations
