@@ -119,28 +119,42 @@ def _hand_update(policy, critic, ref, batch, alg, cfg):
                 p -= cfg["lr"] * p.grad
 
 
-@pytest.mark.parametrize("preset", sorted(ALGORITHMS))
-def test_a_multi_turn_update_equals_the_update_with_the_replies_removed_from_the_loss_by_hand(preset):
+def _assert_update_matches_the_hand_update(trainer_class, alg) -> dict:
+    """Run ``trainer_class``'s update with ``alg`` on a multi-turn batch and :func:`_hand_update` on a copy
+    of the same policy: the parameters must agree, and must have moved. Returns the trainer's metrics."""
     import copy
 
-    from rlenv.trainers import Trainer
-
     tokenizer, batch = multiturn_batch()
-    alg = ALGORITHMS[preset].replace(num_mini_batches=1, entropy_coef=0.01)
     policy = tiny_causal_lm(tokenizer, hidden_size=32, num_layers=1, num_heads=2, seed=5)
     ref = tiny_causal_lm(tokenizer, hidden_size=32, num_layers=1, num_heads=2, seed=6)
     cfg = {"optimizer": "sgd", "lr": 0.05, "max_grad_norm": None, "max_new_tokens": 5, "micro_batch_size": 7,
            "device": "cpu", "progress": False}
     hand_policy = copy.deepcopy(policy)
-    trainer = Trainer(policy, None, alg, cfg, tokenizer=tokenizer, ref_model=copy.deepcopy(ref))
+    trainer = trainer_class(policy, None, alg, cfg, tokenizer=tokenizer, ref_model=copy.deepcopy(ref))
     critic = copy.deepcopy(trainer.critic) if alg.critic else None
-    trainer.update(batch)
+    metrics = trainer.update(batch)
     _hand_update(hand_policy, critic, ref, batch, alg, cfg)
     for (name, ours), theirs in zip(trainer.policy.named_parameters(), hand_policy.parameters(), strict=True):
         torch.testing.assert_close(ours, theirs, rtol=1e-5, atol=1e-6, msg=lambda m, name=name: f"{name}: {m}")
     start = tiny_causal_lm(tokenizer, hidden_size=32, num_layers=1, num_heads=2, seed=5)
-    assert max(float((a - b).abs().max()) for a, b in zip(trainer.policy.parameters(), start.parameters(),
-                                                           strict=True)) > 1e-4  # the update did something
+    assert max(float((a - b).abs().max()) for a, b in zip(trainer.policy.state_dict().values(),
+                                                           start.state_dict().values(), strict=True)) > 1e-4  # it moved
+    return metrics
+
+
+@pytest.mark.parametrize("preset", sorted(ALGORITHMS))
+def test_a_multi_turn_update_equals_the_update_with_the_replies_removed_from_the_loss_by_hand(preset):
+    from rlenv.trainers import Trainer
+
+    _assert_update_matches_the_hand_update(Trainer, ALGORITHMS[preset].replace(num_mini_batches=1, entropy_coef=0.01))
+
+
+def test_a_multi_turn_ppo_klpen_update_equals_the_update_with_the_replies_removed_from_the_loss_by_hand():
+    """PPO-KLPEN (its own trainer around the ``ppo_klpen`` loss, critic and GAE): the same hand update."""
+    from rlenv.trainers.policy_gradient.trust_region_trainer import PPO_KLPEN, KLPenaltyTrainer
+
+    alg = PPO_KLPEN.replace(num_mini_batches=1, loss_kwargs={"kl_coef": 0.5})
+    assert _assert_update_matches_the_hand_update(KLPenaltyTrainer, alg)["klpen/coef"] == 0.5
 
 
 def test_train_takes_a_multi_turn_env_id_and_logs_the_episode_metrics():
@@ -171,28 +185,6 @@ def test_the_overlong_penalty_of_one_completion_is_refused_on_multi_turn_episode
                       tokenizer=tokenizer)
     with pytest.raises(ValueError, match="overlong_buffer=2"):
         trainer.update(batch)
-
-
-def test_a_multi_turn_ppo_klpen_update_equals_the_update_with_the_replies_removed_from_the_loss_by_hand():
-    """PPO-KLPEN (its own trainer around the ``ppo_klpen`` loss, critic and GAE): the same hand update."""
-    import copy
-
-    from rlenv.trainers.policy_gradient.trust_region_trainer import PPO_KLPEN, KLPenaltyTrainer
-
-    tokenizer, batch = multiturn_batch()
-    alg = PPO_KLPEN.replace(num_mini_batches=1, loss_kwargs={"kl_coef": 0.5})
-    policy = tiny_causal_lm(tokenizer, hidden_size=32, num_layers=1, num_heads=2, seed=5)
-    ref = tiny_causal_lm(tokenizer, hidden_size=32, num_layers=1, num_heads=2, seed=6)
-    cfg = {"optimizer": "sgd", "lr": 0.05, "max_grad_norm": None, "max_new_tokens": 5, "micro_batch_size": 7,
-           "device": "cpu", "progress": False}
-    hand_policy = copy.deepcopy(policy)
-    trainer = KLPenaltyTrainer(policy, None, alg, cfg, tokenizer=tokenizer, ref_model=copy.deepcopy(ref))
-    critic = copy.deepcopy(trainer.critic)
-    metrics = trainer.update(batch)
-    assert metrics["klpen/coef"] == 0.5
-    _hand_update(hand_policy, critic, ref, batch, alg, cfg)
-    for (name, ours), theirs in zip(trainer.policy.named_parameters(), hand_policy.parameters(), strict=True):
-        torch.testing.assert_close(ours, theirs, rtol=1e-5, atol=1e-6, msg=lambda m, name=name: f"{name}: {m}")
 
 
 def test_a_multi_turn_trpo_step_equals_the_step_on_the_policy_tokens_gathered_by_hand():
