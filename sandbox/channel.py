@@ -10,7 +10,7 @@ trivial job, about a tenth of the job. The channel bypasses it:
 2. the runner connects first thing, as root and before any job exists, sends the token, and
    serves jobs on the connection;
 3. the host accepts exactly one connection, checks the token, then closes the listener and
-   unlinks the socket: from then on the mounted directory is empty and nothing can connect.
+   removes the directory: from then on the container's mount is empty and nothing can connect.
 
 Where the runner cannot connect (an engine on another machine or in a VM, whose containers do not
 see the host's files), it says so in its ready line on the attach stream and jobs use that stream.

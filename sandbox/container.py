@@ -213,42 +213,14 @@ class ContainerSession:
     # -- lifecycle
     def start(self, timeout_s: float = 60.0) -> None:
         """Create, attach, start and wait for the runner's ready line."""
-        import docker.errors
-
-        api = self.client.api
-        labels = {LABEL: owner_id(), POOL_LABEL: self.pool_id}
         channel = HostChannel() if self.spec.job_channel else None
-        environment = {**self.spec.environment, **(channel.environment if channel else {})}
         try:
-            with self.api_lock:
-                host_config = api.create_host_config(**self.spec.create_kwargs(),
-                                                     **({"binds": channel.binds} if channel else {}))
-                created = api.create_container(
-                    self.spec.image, runner_command(), name=self.name,
-                    user="0:0", environment=environment, labels=labels, stdin_open=True,
-                    detach=False, tty=False, network_disabled=True, working_dir="/tmp",  # detach=False: StdinOnce
-                    host_config=host_config)
-                self.container_id = created["Id"]
-                self._socket = api.attach_socket(self.container_id, params={"stdin": 1, "stdout": 1, "stderr": 1,
-                                                                              "stream": 1})
-                self._attach = self._jobs = self._socket._sock if hasattr(self._socket, "_sock") else self._socket
-                api.start(self.container_id)
-        except docker.errors.ImageNotFound as exc:
-            self.kill()
+            self._create(channel)
+            deadline = time.monotonic() + timeout_s
             if channel is not None:
-                channel.close()
-            raise ContainerError(f"sandbox image {self.spec.image} not found: build it with "
-                                 "`rlenv sandbox build` (or `rlenv sandbox build --offline` without a registry)") from exc
-        except docker.errors.DockerException as exc:
-            self.kill()
-            if channel is not None:
-                channel.close()
-            raise ContainerError(f"could not start a sandbox container from {self.spec.image}: {exc}") from exc
-        deadline = time.monotonic() + timeout_s
-        if channel is not None:
-            try:
                 self._connect(channel, deadline)
-            finally:
+        finally:
+            if channel is not None:
                 channel.close()
         line = self._read_line(deadline)
         if line is None:
@@ -266,6 +238,35 @@ class ContainerSession:
         if channel is not None and self._jobs is self._attach:
             logger.warning("sandbox container %s could not reach its job channel, jobs use the engine's attach "
                            "stream (~10%% fewer trivial jobs/s): %s", self.name, self.ready_info.get("channel"))
+
+    def _create(self, channel: HostChannel | None) -> None:
+        """Create the container (mounting ``channel``'s directory, if any), attach to it and start it."""
+        import docker.errors
+
+        api = self.client.api
+        labels = {LABEL: owner_id(), POOL_LABEL: self.pool_id}
+        environment = {**self.spec.environment, **(channel.environment if channel else {})}
+        try:
+            with self.api_lock:
+                host_config = api.create_host_config(**self.spec.create_kwargs(),
+                                                     **({"binds": channel.binds} if channel else {}))
+                created = api.create_container(
+                    self.spec.image, runner_command(), name=self.name,
+                    user="0:0", environment=environment, labels=labels, stdin_open=True,
+                    detach=False, tty=False, network_disabled=True, working_dir="/tmp",  # detach=False: StdinOnce
+                    host_config=host_config)
+                self.container_id = created["Id"]
+                self._socket = api.attach_socket(self.container_id, params={"stdin": 1, "stdout": 1, "stderr": 1,
+                                                                              "stream": 1})
+                self._attach = self._jobs = self._socket._sock if hasattr(self._socket, "_sock") else self._socket
+                api.start(self.container_id)
+        except docker.errors.ImageNotFound as exc:
+            self.kill()
+            raise ContainerError(f"sandbox image {self.spec.image} not found: build it with "
+                                 "`rlenv sandbox build` (or `rlenv sandbox build --offline` without a registry)") from exc
+        except docker.errors.DockerException as exc:
+            self.kill()
+            raise ContainerError(f"could not start a sandbox container from {self.spec.image}: {exc}") from exc
 
     def _connect(self, channel: HostChannel, deadline: float) -> None:
         """Until the runner's first line: accept the runner's connection on ``channel`` and check its
