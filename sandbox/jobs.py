@@ -3,7 +3,8 @@
 Two kinds of job:
 
 * :class:`ProgramJob` runs a program once per :class:`IOCase` (fresh process, the case's
-  stdin) and compares its stdout with the case's expected output in the grader process.
+  stdin) and compares its stdout with the case's expected output in the runner, which reads the
+  expected outputs only once every run has exited.
 * :class:`FunctionJob` loads code as a module in a candidate process and runs each test snippet
   in the grader process, where the candidate's functions are proxies whose return values arrive
   as plain data. Test outcomes never depend on the candidate's exit status.

@@ -5,7 +5,7 @@
   runner reports them (JSON strings) and the host reads them.
 * **Value codec**: how return values and arguments cross between candidate and grader as plain
   data (:func:`encode_value`, :func:`decode_value`).
-* **Output comparison** of program runs, done in the grader (:func:`compare_output`).
+* **Output comparison** of program runs, done by the runner once the runs have exited (:func:`compare_output`).
 
 The host imports this module; the container receives one file, the runner's modules with this
 module's text first (see :func:`rlenv.sandbox.assembly.runner_source`), so the runner still needs
@@ -364,7 +364,7 @@ def _enum_member(parts: list, resolve):
 
 
 # ---------------------------------------------------------------------------------------------
-# output comparison (done in the grader, never in the candidate)
+# output comparison (done by the runner, never in the candidate)
 def _lines(text: str) -> list[str]:
     lines = [line.rstrip() for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
     while lines and not lines[-1]:

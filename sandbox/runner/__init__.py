@@ -5,21 +5,22 @@ Processes of a container::
     runner (PID 1, non-dumpable): reads jobs from the host on its job stream, one JSON line per job back
      ├─ fork server (forked before the first job, never holds a job's data): forks candidates,
      │   └─ spare candidate process (root, waiting for the next job on its own socket)
-     ├─ grader (persistent, non-dumpable, never forks): holds tests and expected outputs,
-     │   runs trusted test code, compares outputs, reports with the job's nonce
+     ├─ grader (persistent, non-dumpable, never forks): holds a function job's tests,
+     │   runs the trusted test code, reports with the job's nonce
      └─ candidate process(es), one per program run or per function job: children of the fork
          server (which reaps them and reports their exit), untrusted code, own session, rlimits,
          fresh work directory, /dev/null or a pipe as stdin
 
 * The host sends each job as three frames (16 hex digits of length, then the payload): a header,
   the *candidate part* (code, stdin, files) and the *grader part* (tests, expected outputs).
-  The runner has the job's candidate processes forked *before* it reads the grader part, and
-  never parses it: it streams it, through a zeroed-after-use buffer, to the grader together with
-  a fresh nonce. Candidates descend from the fork server, which the runner forked before any job
+  The runner has the job's candidate processes forked *before* it reads the grader part (in a
+  zeroed-after-use buffer). A function job's grader part goes to the grader with a fresh nonce,
+  unparsed; a program job's expected outputs are read only once all of its runs have exited, and
+  the runner compares them itself (no test code runs, so no round trip through the grader). Candidates descend from the fork server, which the runner forked before any job
   and which receives only limits and descriptors: a candidate reads its own code from a sealed
   memfd and gets only its own stdin, so it never holds the tests, the expected outputs, the
   nonce, or anything of another job or another run of its job (in memory or in heap remnants).
-* Outputs are compared in the grader: a candidate's return values cross a pipe as plain data
+* Return values are compared in the grader: a candidate's return values cross a pipe as plain data
   (JSON with tags for tuples, sets, bytes, ...); anything else stays in the candidate as an
   opaque handle that never compares equal to data. The grader reports per-test results with
   the nonce on a socket the candidate does not hold, and the runner accepts only a report
@@ -45,6 +46,7 @@ one standard-library script the container runs (:func:`rlenv.sandbox.assembly.ru
 * :mod:`~rlenv.sandbox.runner.child`: a candidate process seen from outside (pipes, exit, caps);
 * :mod:`~rlenv.sandbox.runner.forkserver`: the fork server, parent of every candidate process;
 * :mod:`~rlenv.sandbox.runner.remote`: the grader's proxies for a candidate's objects;
+* :mod:`~rlenv.sandbox.runner.verdict`: a job's status from its tests, a program job's outputs compared;
 * :mod:`~rlenv.sandbox.runner.grader`: the grader process, and the runner's handle on it;
 * :mod:`~rlenv.sandbox.runner.main`: the main loop, PID 1.
 """
@@ -69,7 +71,7 @@ _MOVED = {
     "rlenv.sandbox.runner.faults": ("EXIT_MEMORY", "EXIT_SETUP", "SandboxFault"),
     "rlenv.sandbox.runner.forkserver": ("ForkServer", "code_file", "fork_server_loop", "set_up", "spawn"),
     "rlenv.sandbox.runner.grader": ("BINDABLE_MODULES", "GRADER_MAX_RSS_KB", "Grader", "grade_function",
-                                    "grade_program", "grader_loop", "job_status", "names_used"),
+                                    "grader_loop", "names_used"),
     "rlenv.sandbox.runner.main": ("GRADER_JOBS", "PRELOAD", "RUNNER_VERSION", "WORK_ROOT", "helpers", "run_job"),
     "rlenv.sandbox.runner.messages": ("recv_message", "send_message", "serve"),
     "rlenv.sandbox.runner.procfs": ("oom_kills",),
@@ -78,6 +80,7 @@ _MOVED = {
                                     "RemoteError", "RemoteObject"),
     "rlenv.sandbox.runner.scrub": ("SCRUB_DIRS", "SHMEM_SLACK", "drift", "empty_directory", "host_gone",
                                    "kernel_held", "sweep"),
+    "rlenv.sandbox.runner.verdict": ("grade_program", "job_status"),
     "rlenv.sandbox.runner.seccomp": ("CANDIDATE_DENIED", "DENIED_SYSCALLS", "candidate_filter", "install_seccomp",
                                      "seccomp_program"),
 }

@@ -1,11 +1,11 @@
-"""The grader: a persistent process, another unprivileged user, that holds a job's tests and expected
-outputs, runs the trusted test code against the candidate process and reports per-test results
-with the job's nonce (:func:`grader_loop`); :class:`Grader` is the runner's handle on it."""
+"""The grader: a persistent process, another unprivileged user, that holds a ``function`` job's tests,
+runs the trusted test code against the candidate process and reports per-test results with the
+job's nonce (:func:`grader_loop`); :class:`Grader` is the runner's handle on it. (A ``program``
+job runs no test code: the runner compares its outputs, :func:`~rlenv.sandbox.runner.verdict.grade_program`.)"""
 
 from __future__ import annotations
 
 import ast
-import base64
 import builtins
 import importlib
 import json
@@ -18,13 +18,14 @@ import time
 from types import CodeType, FrameType
 from typing import Any, NoReturn
 
-from rlenv.sandbox.protocol import JobStatus, TestStatus, compare_output
+from rlenv.sandbox.protocol import JobStatus, TestStatus
 from rlenv.sandbox.runner.child import HANG_UP, POLL_IN, Child, output_text
 from rlenv.sandbox.runner.confinement import CAP_KILL, GRADER_UID, become, install_fds, own_state
 from rlenv.sandbox.runner.faults import EXIT_SETUP, SandboxFault, exception_text
 from rlenv.sandbox.runner.messages import MESSAGE, serve
 from rlenv.sandbox.runner.remote import CandidateFault, GraderTimeout, RemoteCandidate, RemoteObject
 from rlenv.sandbox.runner.scrub import host_gone
+from rlenv.sandbox.runner.verdict import job_status
 
 #: The grader asks to be replaced as soon as its peak resident memory passes this many KiB (values of
 #: earlier jobs; the runner also replaces it after :data:`~rlenv.sandbox.runner.main.GRADER_JOBS` jobs).
@@ -33,17 +34,6 @@ GRADER_MAX_RSS_KB = 192 << 10
 
 def _alarm(signum: int, frame: FrameType | None) -> NoReturn:
     raise GraderTimeout("the grader's work on this test ran past the time limit")
-
-
-def job_status(tests: list) -> JobStatus:
-    """A job's status: ``ok`` when every test passed, else the status of the first test that
-    did not (a test not run because time ran out counts as ``timeout``)."""
-    for test in tests:
-        if test["status"] == TestStatus.NOT_RUN:
-            return JobStatus.TIMEOUT
-        if test["status"] != TestStatus.PASSED:
-            return JobStatus(test["status"])
-    return JobStatus.OK
 
 
 def _run_function(child: Child, grader: dict, job_deadline: float, test_timeout: float) -> dict:
@@ -209,24 +199,6 @@ def grade_function(meta: dict, grader: dict, fds: list) -> dict:
     return report
 
 
-def grade_program(meta: dict, grader: dict) -> dict:
-    """Grade a ``program`` job: compare the stdout of each run the runner made (status ``ran``:
-    it exited 0 in time) with the expected output."""
-    compare = grader["compare"]
-    tests = []
-    for run, want in zip(meta["runs"], grader["expected"], strict=True):
-        if run["status"] != "ran":
-            tests.append({"status": run["status"], "error": run["error"]})
-            continue
-        stdout = base64.b64decode(run["stdout"]).decode("utf-8", "replace")
-        if want is None or compare_output(stdout, want, compare["mode"], float(compare["rel_tol"]),
-                                          float(compare["abs_tol"])):
-            tests.append({"status": TestStatus.PASSED, "error": None})
-        else:
-            tests.append({"status": TestStatus.FAILED, "error": "wrong output"})
-    return {"status": job_status(tests), "tests": tests, "error": None}
-
-
 def grader_loop(sock: socket.socket) -> None:
     """Body of the grader process: grade one job per message and answer with the report,
     which carries the job's nonce. Never forks. Before each job it checks that its own limits and
@@ -238,10 +210,9 @@ def grader_loop(sock: socket.socket) -> None:
             if own_state() != state:
                 raise SandboxFault("the grader's limits or scheduling changed")
             grader = json.loads(payload)
-            if meta["mode"] == "function":
-                report = grade_function(meta, grader, fds)
-            else:
-                report = grade_program(meta, grader)
+            if meta["mode"] != "function":
+                raise ValueError(f"the grader grades function jobs, not {meta['mode']!r} (the runner compares outputs)")
+            report = grade_function(meta, grader, fds)
         except BaseException as exc:
             report = {"status": JobStatus.SANDBOX_ERROR, "tests": [], "error": f"grader error: {exception_text(exc)}",
                       "fatal": f"grader error: {exception_text(exc)}"}

@@ -27,6 +27,7 @@ from rlenv.sandbox.runner.grader import Grader
 from rlenv.sandbox.runner.procfs import oom_kills
 from rlenv.sandbox.runner.scrub import drift, kernel_held, only_helpers, scrub, sweep
 from rlenv.sandbox.runner.seccomp import install_seccomp, seccomp_program
+from rlenv.sandbox.runner.verdict import grade_program
 
 RUNNER_VERSION = "3"
 #: Root of the per-job work directories (the container's tmpfs).
@@ -175,19 +176,18 @@ def swept(grader: Grader, server: ForkServer) -> bool:
 
 def run_job(header: dict, candidate: dict, grader: Grader, server: ForkServer) -> dict:
     """Run one job: have the fork server fork its candidate process(es), then read the grader
-    part, hand it to the grader with a fresh nonce, and check the nonce on the report. The
-    caller sweeps."""
+    part. A ``program`` job's runs have all exited by then and the runner compares their outputs
+    (no test code runs); a ``function`` job's grader part goes to the grader with a fresh nonce,
+    and the nonce is checked on the report. The caller sweeps."""
     began = time.monotonic()
     oom_before = oom_kills()
-    runs, fds, ready, code_fd = [], [], None, None
+    runs, fds, ready, code_fd, meta = [], [], None, None, {}
     server.statuses.clear()  # of earlier jobs' processes, never asked for
     try:
         limits, keep = header["limits"], int(header.get("keep_output_bytes", 4096))
         code_fd = code_file(candidate["code"])
         if header["mode"] == "program":
             runs = _run_cases(header, candidate, code_fd, server, grader, oom_before)
-            meta: dict[str, Any] = {"mode": "program", "runs": [{"status": r["status"], "error": r["error"],
-                                                 "stdout": base64.b64encode(r["stdout"]).decode()} for r in runs]}
         elif header["mode"] == "function":
             pid, parts = spawn(server, limits, _work_directory(candidate.get("files", {})), "function", code_fd)
             fds, ready = [parts["request"], parts["reply"], parts["out"], parts["err"], parts["pidfd"]], parts["ready"]
@@ -201,28 +201,36 @@ def run_job(header: dict, candidate: dict, grader: Grader, server: ForkServer) -
     finally:
         if code_fd is not None:
             os.close(code_fd)
-    # Only now, after every candidate process is forked, do the grader part and the nonce exist here.
+    # Only now, after every candidate process is forked, does the grader part exist here.
     payload = _read_grader_part()
-    nonce = meta["nonce"] = os.urandom(16).hex()
     try:
-        report, reason, exit_status = grader.exchange(meta, payload, fds, began + float(limits["timeout_s"]) + 2.0)
+        if header["mode"] == "program":
+            result = grade_program(runs, json.loads(payload))
+        else:
+            result = _grade_function(grader, meta, payload, fds, began + float(limits["timeout_s"]) + 2.0)
     finally:
         payload[:] = bytes(len(payload))
         for fd in fds:
             os.close(fd)
-    result = _verdict(report, reason, exit_status, nonce, oom_before)
     # A set-up still unfinished when the job ran out of time is a timeout (a loaded machine), not a fault.
     if ready is not None and not set_up(ready) and result.get("status") not in (JobStatus.OK, JobStatus.TIMEOUT):
         raise SandboxFault(f"the candidate process's set-up failed: {result.get('error')}")
-    retire = result.pop("retire", False)
-    if reason != "ok" or "nonce" not in result or retire:
-        grader.stop()  # dead, wedged, forged or grown too big: replace it
-    result.pop("nonce", None)
-    if runs:
-        for test, run in zip(result.get("tests", []), runs, strict=False):
-            test.update(time_s=run["time_s"], exit_code=run["exit_code"], stdout=output_text(run["stdout"], keep),
-                        stderr=run["stderr"])
+    for test, run in zip(result.get("tests", []), runs, strict=False):
+        test.update(time_s=run["time_s"], exit_code=run["exit_code"], stdout=output_text(run["stdout"], keep),
+                    stderr=run["stderr"])
     result["job_s"] = round(time.monotonic() - began, 6)
+    return result
+
+
+def _grade_function(grader: Grader, meta: dict, payload: bytearray, fds: list, deadline: float) -> dict:
+    """The grader's report on a ``function`` job if it carries the fresh nonce sent with the job, else
+    why there is none; a grader that is dead, wedged, forged or grown too big is replaced."""
+    nonce = meta["nonce"] = os.urandom(16).hex()
+    report, reason, exit_status = grader.exchange(meta, payload, fds, deadline)
+    result = _verdict(report, reason, exit_status, nonce, meta["oom_before"])
+    retire = result.pop("retire", False)
+    if result.pop("nonce", None) is None or reason != "ok" or retire:
+        grader.stop()
     return result
 
 

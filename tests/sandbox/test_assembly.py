@@ -46,10 +46,10 @@ def test_the_script_defines_the_same_functions_as_the_modules():
     """Run without starting the main loop, it binds each module's functions, with the same code."""
     namespace = {"__name__": "assembled"}
     exec(compile(runner_source(), "sandbox/runner.py", "exec"), namespace)
-    from rlenv.sandbox.runner import grader, scrub
+    from rlenv.sandbox.runner import scrub, verdict
 
     assert namespace["job_status"]([{"status": "passed"}, {"status": "failed"}]) == "failed"
-    for function in (grader.grade_program, scrub.drift, scrub.empty_directory):
+    for function in (verdict.grade_program, scrub.drift, scrub.empty_directory):
         assert namespace[function.__name__].__code__.co_code == function.__code__.co_code
 
 

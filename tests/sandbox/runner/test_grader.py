@@ -1,8 +1,7 @@
-"""The grader, on the host: verdicts of program runs, and the grader process serving real jobs over its
-socket (program mode; function mode against a real candidate process), each report with its job's nonce.
+"""The grader, on the host: the grader process serving real jobs over its socket (function mode against a
+real candidate process; program mode refused), each report with its job's nonce.
 The runner's side (its handle, which watches the host stream) runs only in containers."""
 
-import base64
 import json
 import os
 import socket
@@ -10,17 +9,11 @@ import time
 
 import pytest
 
-from rlenv.sandbox.runner.grader import grade_program, grader_loop, job_status, names_used
+from rlenv.sandbox.runner.grader import grader_loop, names_used
 from rlenv.sandbox.runner.messages import MESSAGE, recv_message
 from tests.sandbox.runner.forked import fork_running, start_candidate
 
 COMPARE = {"mode": "tokens", "rel_tol": 1e-6, "abs_tol": 0.0}
-
-
-def test_job_status_is_the_first_failure():
-    assert job_status([{"status": "passed"}, {"status": "passed"}]) == "ok"
-    assert job_status([{"status": "passed"}, {"status": "memory"}, {"status": "timeout"}]) == "memory"
-    assert job_status([{"status": "passed"}, {"status": "not_run"}]) == "timeout"
 
 
 def test_names_used_tells_names_from_names_used_as_modules():
@@ -29,23 +22,6 @@ def test_names_used_tells_names_from_names_used_as_modules():
     trees = [ast.parse("assert math.isclose(f(x), 1)"), ast.parse("y = sys.getsizeof(g)")]
     names, modules = names_used(trees)
     assert names == {"math", "f", "x", "y", "sys", "g"} and modules == {"math", "sys"}
-
-
-def _run(stdout: bytes, status: str = "ran", error: str | None = None) -> dict:
-    return {"status": status, "error": error, "stdout": base64.b64encode(stdout).decode()}
-
-
-def test_grade_program_compares_each_run_that_ran_with_its_expected_output():
-    meta = {"runs": [_run(b"1 2\n"), _run(b"3\n"), _run(b"", "timeout", "time limit exceeded"), _run(b"x")]}
-    report = grade_program(meta, {"expected": ["1  2", "4", "5", None], "compare": COMPARE})
-    assert report == {"status": "failed", "error": None, "tests": [
-        {"status": "passed", "error": None}, {"status": "failed", "error": "wrong output"},
-        {"status": "timeout", "error": "time limit exceeded"}, {"status": "passed", "error": None}]}
-
-
-def test_grade_program_refuses_runs_and_expected_outputs_that_do_not_pair_up():
-    with pytest.raises(ValueError):
-        grade_program({"runs": [_run(b"1")]}, {"expected": ["1", "2"], "compare": COMPARE})
 
 
 @pytest.fixture
@@ -68,14 +44,14 @@ def _exchange(sock: socket.socket, meta: dict, grader_part: bytes, fds: list[int
     return report
 
 
-def test_the_grader_process_reports_each_job_with_its_nonce(grader):
-    meta = {"mode": "program", "runs": [_run(b"42\n")], "nonce": "n-1"}
-    report = _exchange(grader, meta, json.dumps({"expected": ["42"], "compare": COMPARE}).encode())
-    # "retire" depends on the grader's peak RSS, which a grader forked from this test process inherits
-    # from pytest (hundreds of MiB late in a full run); the container's grader starts small
-    report.pop("retire", None)
-    assert report == {"status": "ok", "tests": [{"status": "passed", "error": None}], "error": None, "nonce": "n-1"}
-    broken = _exchange(grader, dict(meta, nonce="n-2"), b"{not json")
+def test_the_grader_process_reports_each_job_with_its_nonce_and_grades_function_jobs_only(grader):
+    """A program job's outputs are the runner's to compare (:mod:`rlenv.sandbox.runner.verdict`): one sent
+    here is a fault, reported with its nonce like a grader part that is not JSON."""
+    program = {"mode": "program", "nonce": "n-1"}
+    refused = _exchange(grader, program, json.dumps({"expected": ["42"], "compare": COMPARE}).encode())
+    assert refused["status"] == "sandbox_error" and refused["nonce"] == "n-1"
+    assert refused["error"] == "grader error: ValueError: the grader grades function jobs, not 'program' (the runner compares outputs)"
+    broken = _exchange(grader, {"mode": "function", "nonce": "n-2"}, b"{not json")
     assert broken["status"] == "sandbox_error" and broken["nonce"] == "n-2"
     assert broken["error"].startswith("grader error: json.decoder.JSONDecodeError: Expecting property name")
     assert broken["fatal"] == broken["error"]

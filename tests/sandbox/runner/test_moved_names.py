@@ -7,11 +7,11 @@ import pytest
 
 import rlenv.sandbox.runner as package
 from rlenv.sandbox import protocol
-from rlenv.sandbox.runner import grader, scrub, seccomp
+from rlenv.sandbox.runner import grader, scrub, seccomp, verdict
 
 
 @pytest.mark.parametrize(("name", "new"), [
-    ("job_status", grader.job_status), ("compare_output", protocol.compare_output), ("Grader", grader.Grader),
+    ("job_status", verdict.job_status), ("compare_output", protocol.compare_output), ("Grader", grader.Grader),
     ("DENIED_SYSCALLS", seccomp.DENIED_SYSCALLS), ("sweep", scrub.sweep),
 ])
 def test_an_old_name_warns_and_gives_the_object_from_its_new_module(name, new):
