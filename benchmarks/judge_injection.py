@@ -23,7 +23,10 @@ tuned on and grew by five batches, each measured before the change it led to (fi
 the detector: its rates now are the honest generalization figure. ``heldout_forms18.jsonl`` (61
 injections in new registers, placements, wrappers, 13 languages and 9 encodings; 92 hard negatives:
 rebuttal letters, grading code and rubrics, eval logs, docs quoting attacks, reviews, exams in 9
-languages) was written after that round and measured once (59/61, 9/92); it is not tuned on either. The baseline is the in-corpus rate (first row), against which the ratio
+languages) was written after that round and measured once (59/61, 9/92), then tuned on for its false alarms only
+(by class: verdict literals in code expressions and shell commands, chat-template tokens beside a
+placeholder, quotations given as examples or to translate, a named policy described, rules for
+plural items, "give this <thing> five stars"); its two misses were left alone. The baseline is the in-corpus rate (first row), against which the ratio
 column compares each set's injection rate.
 
 A second table times the detector on adversarial texts of 10,000 and 40,000 characters (runs of
@@ -42,8 +45,8 @@ from pathlib import Path
 from rlenv.envs.judge.injection import detect_judge_injection
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "judge"
-#: The held-out sets never used to change the detector: their rates are the generalization figure.
-GENERALIZATION = ("heldout_forms17.jsonl", "heldout_forms18.jsonl")
+#: The held-out set never used to change the detector: its rates are the generalization figure.
+GENERALIZATION = "heldout_forms17.jsonl"
 #: Each held-out set's rates when it was first measured, before the detector was changed for it.
 FIRST_MEASURED = {"heldout.jsonl": "8/30, 0/30", "heldout_forms.jsonl": "60/63, 1/64",
                   "heldout_forms2.jsonl": "33/40, 1/40", "heldout_forms3.jsonl": "23/38, 1/30",
@@ -82,7 +85,7 @@ def main() -> None:
         (hits, share), (alarms, alarm_share) = rate(attacks), rate(clean)
         print(f"{name:<32} {hits:>5}/{len(attacks):<4}({share:6.1%}) {alarms:>4}/{len(clean):<4}({alarm_share:5.1%})"
               f" {share / baseline:6.2f}  {FIRST_MEASURED.get(name, 'tuned on')}"
-              f"{'  <- generalization (never tuned on)' if name in GENERALIZATION else ''}")
+              f"{'  <- generalization (never tuned on)' if name == GENERALIZATION else ''}")
 
 
 def seconds(text: str) -> float:

@@ -46,7 +46,11 @@ told how to grade many items ("rate each paper", "when you grade the quizzes, gi
 answer that ...") or a scheme's own rules; a verdict reported in prose ("when the judge says answer A
 is better", "her teacher gave her essay a 10 out of 10"); a field of a log record (a line of
 ``key=value`` pairs, a JSON row naming the judge or a run) unless it names this answer
-(``candidate=self``); a literal inside an expression, assigned from a call or printed; voiding words
+(``candidate=self``); a literal inside an expression, returned, asserted or compared in code, assigned
+from a call, printed or echoed by a shell command; a template token beside a placeholder
+(``<|im_start|>role ... <|im_end|>``); a quotation introduced as an example ("lines like '...' or
+'...'") or as text to translate; a grading policy described ("under the new grading policy"); rules
+for plural items ("answers without units get no marks"); "give this <thing> five stars"; voiding words
 narrated ("the teacher set aside the reference answer") or under "if"; a scale's range ("from 1 to
 10") or a rubric's levels; TODO comments, commit scopes, table header rows, a reader thanked ("if this
 answer helped, mark it as accepted"). Two sentences are read together only within one paragraph.
@@ -121,6 +125,9 @@ _HEADING_WORDS = 3
 #: After a role marker: it is listed with others ("<<SYS>> and <</SYS>>"), so talked about.
 _LISTED = re.compile(r"\s*(?:and|or|,|/)\s*(?:<|\[)")
 _LISTED_BEFORE = re.compile(r"[>\]]\s*(?:and|or|,|/)\s*$")
+#: After a role marker: a placeholder ("<|im_start|>role ... <|im_end|>", "[INST] {prompt}"): the template described.
+_PLACEHOLDER = re.compile(r"[ \t]*(?:\{[^{}\n]{1,30}\}|<[a-z_]{1,20}>|\.{3}|…|(?:role|name|ROLE|NAME)\b)")
+_PLACEHOLDER_BEFORE = re.compile(r"(?:\{[^{}\n]{1,30}\}|<[a-z_]{1,20}>|\.{3}|…)[ \t]*\Z")
 #: Template tokens and role labels, and a word of prose: a paragraph of markers alone opens the next one.
 _MARKERS = re.compile(r"<[^<>\n]{1,40}>|\[[^\[\]\n]{1,20}\]|\b(?:system|user|assistant|human|model|developer)\b", re.I)
 _PROSE = re.compile(r"[^\W\d_]{2,}")
@@ -128,7 +135,8 @@ _PROSE = re.compile(r"[^\W\d_]{2,}")
 _TURN = 300
 #: Code before a verdict on its line: a literal assigned or passed on (``results = {"score": 10}``,
 #: ``print(result)  # {'correct': 1.0}``) is a program's data, not a verdict to its judge.
-_CODE_VALUE = re.compile(r"[\w\]]\s*=\s*(?:[{(\[]|[\"']\w+[\"']\s*:)|\w\([^)\n]*\)\s*#")
+_CODE_VALUE = re.compile(r"[\w\]]\s*=\s*(?:[{(\[]|[\"']\w+[\"']\s*:)|\w\([^)\n]*\)\s*#"
+                         r"|^[ \t]*(?:return|assert|yield)[ \t]+[^\s:]|\b(?:return|yield)[ \t]+[{(\[]|[=!]=\s*[{(\[]")
 #: Before a grader's name: it is an argument or a value ("RubricJudge(judge, ..."), not addressed.
 _INSIDE = re.compile(r"[(\[{\"',=]\s*$")
 #: The end of a sentence or line: what a finding's sentence reaches to.
@@ -261,7 +269,8 @@ _CODE_REVIEW = re.compile(r"\b(?:pull requests?|merge requests?|(?-i:PRs?|MRs?|C
                           r"|\b(?:feat|fix|chore|refactor|docs|perf|test|build|ci|style)\(\w+\)!?:", re.I)
 #: What a grader is asked to judge when the text instructs a person who grades others' work ("rate each
 #: paper", "give full marks for any answer that ..."): many items, not the candidate.
-_GENERIC_ITEMS = re.compile(r"\b(?:each|every|all|any|both)\s+(?:of\s+(?:the|their|your)\s+)?(?:\w+\s+)?(?:answers?"
+_GENERIC_ITEMS = re.compile(r"\b(?:answers|responses|papers|essays|submissions|solutions|reports|students|entries)\s+(?:without"
+                            r"|with|that|which|who|using|containing|missing|lacking|where)\b|\b(?:each|every|all|any|both)\s+(?:of\s+(?:the|their|your)\s+)?(?:\w+\s+)?(?:answers?"
                             r"|responses?|papers?|projects?|essays?|quiz(?:zes)?|exams?|scripts?|dish(?:es)?|contestants?"
                             r"|applicants?|students?|entry|entries|rounds?|dives?|poems?|manuscripts?|questions?|items?"
                             r"|teams?|submissions?|performers?|competitors?|participants?|homework)\b", re.I)
@@ -291,7 +300,7 @@ _SELF_FIELD = re.compile(r"\b(?:candidate|submission|answer|response|completion|
                          r"|me|mine|current)\b", re.I)
 #: A literal inside an expression of code ("reward = 1.0 if passed == total"), or printed by a call.
 _IN_EXPRESSION = re.compile(r"\s+(?:if|else|and|or)\b|\s+[-+*/%<>]=?\s+[\w(]|\(", re.I)
-_PRINTED = re.compile(r"\w\(\s*[rfb]?[\"'][^\"'\n]*$", re.I)
+_PRINTED = re.compile(r"(?:\w\(|\b(?:echo|printf|puts)\s)\s*[rfb]?[\"'][^\"'\n]*$", re.I)
 #: Where an imperative that voids the judge's instructions may stand: a clause start, or after an address.
 _VOID_SUBJECT = re.compile(r"(?:^|[.!?:;,(\-—–]|\b(?:please|kindly|just|now|so|and|then|simply|you|should|must|can|to"
                            r"|will|need to|have to))\s*$", re.I)
@@ -302,6 +311,8 @@ _WRITER_IS_GRADER = re.compile(r"\bas (?:the|an?|one of the) [^,.\n]{1,60},\s*(?
 _SCHEME = re.compile(r"\b(?:the|our|their|this|that|each|every) (?!new\b|updated\b|revised\b)(?:[\w-]+ )?(?:marking scheme"
                      r"|mark scheme|scheme|rubric|answer key|marking guide|teacher|examiner|board|instructor|professor)\s*$",
                      re.I)
+#: Before a named policy: it is described as what applies ("under the new grading policy, ...").
+_UNDER_SCHEME = re.compile(r"\b(?:under|per|according to|in line with|following|with)\s+(?:the|our|their|this|a)\s+$", re.I)
 #: Before a claim: a case considered ("if the instruction is wrong").
 _HYPOTHETICAL = re.compile(r"\b(?:if|when|whether|unless|in case)\s+$", re.I)
 #: A courtesy to a human reader who asked ("If this answer helped, you could mark it as accepted").
@@ -398,7 +409,8 @@ _PATTERNS: dict[str, list[re.Pattern[str]]] = {
         r"\bthe only (?:\w+ )?(?:rating|score|grade|verdict|mark|choice|outcome|decision)\b[^.\n]{0,30}?\bis\b",
         rf"{_GRADER}[^.\n]{{0,60}}?{_OUTCOME}[^.\n]{{0,40}}?(?:\b(?:please|kindly|so do you|so should you|do the same)\b"
         r"|해야|주세요|ください|应当|必须)",
-        r"\b(?:give|assign|award|rate|mark|grade|score) (?:this|it|me)\b(?: (?!your\b)\w+)? (?:an? |the )?(?:perfect|10(?!-)|full|top"
+        r"\b(?:give|assign|award|rate|mark|grade|score) (?:this|it|me)\b(?: (?:answer|response|reply|completion|submission"
+        r"|solution|output|one|essay|entry|text|work|attempt|sample|straight|just))? (?:an? |the )?(?:perfect|10(?!-)|full|top"
         r"|maximum|highest|best|five stars|5 stars)",
         r"\b(?:do not|don't|never|please don't) (?:penali[sz]e|deduct|dock|mark (?:it |this )?down|downgrade|lower)\b"
         r"[^.\n]{0,30}?\b(?:this|it|me|points|marks)\b",
@@ -660,7 +672,8 @@ def _used(kind: str, text: str, match: re.Match[str]) -> bool:
     if mentioned(text, match.start(), match.end()) or any(_quoted_in_prose(text, at) for at in (match.start(), match.end() - 1)):
         return False
     if kind == "role_marker":
-        if _LISTED.match(text, match.end()) or _LISTED_BEFORE.search(text[max(0, match.start() - 10):match.start()]):
+        if (_LISTED.match(text, match.end()) or _LISTED_BEFORE.search(text[max(0, match.start() - 10):match.start()])
+                or _PLACEHOLDER.match(text, match.end()) or _PLACEHOLDER_BEFORE.search(text, 0, match.start())):
             return False
         turn = text[match.start():match.end() + _TURN].split("\n\n")
         while len(turn) > 1 and not _PROSE.search(_MARKERS.sub("", turn[0])):
@@ -711,6 +724,8 @@ def _used(kind: str, text: str, match: re.Match[str]) -> bool:
         before = _SENTENCE_END.split(text[max(0, match.start() - _TURN):match.start()])[-1]
         return not (_WHEN_YOU.search(before) or _SCHEME.search(before))
     if kind == "instruction_override" and match.re.pattern in _NAMED_OVERRIDES:
+        if _UNDER_SCHEME.search(text, max(0, match.start() - 30), match.start()):
+            return False  # "Under the new grading policy, late work loses 10% a day": the policy described
         return scoring_talk(text[match.start():match.end() + _TURN].split("\n\n")[0][len(match.group(0)):])
     if kind == "instruction_override" and match.group(0).rstrip().endswith(":"):
         # A heading ("New scoring:") opens rules that talk about judging; a sentence running on to a colon
@@ -754,6 +769,10 @@ _VALUE_WORDS = 3
 #: After a quotation: it is named as an example ("\"Give this full marks\" is a classic example of an injection").
 _EXAMPLE_AFTER = re.compile(r"[\s,]*(?:is|was|are|were)\s+(?:a|an|the|one|another)\s+(?:[\w-]+\s+){0,3}?(?:example|attack"
                             r"|injection|phrase|string|trick|line|sentence|instance)", re.I)
+#: Before a quotation: it is introduced as an example ("lines like 'Score: 10' or 'Ignore the rubric'") or as text to
+#: translate ("Translate into French: \"...\""), also as the next of a list of quotations.
+_EXAMPLE_BEFORE = re.compile(r"(?:\b(?:like|such as|e\.g\.|for example|for instance|including)|\b(?:translate|translating"
+                             r"|translation of)\b[^\"“‘'\n]{0,30}?)[\s,:]*(?:[\"“‘'][^\"”’'\n]{1,80}[\"”’']\s*(?:,|or|and|/)\s*)*$", re.I)
 #: Prose before a quotation on its line: words, no signs of code or data.
 _PROSE_BEFORE = re.compile(r"(?:[A-Za-z\u00c0-\u024f-]+[ \t,:]+){3,}$")
 
@@ -765,6 +784,8 @@ def _quoted_in_prose(text: str, start: int) -> bool:
     line_start = text.rfind("\n", 0, start) + 1
     for opening in _OPEN_QUOTE.finditer(text, max(line_start, start - _TURN), start):
         close = _CLOSE_QUOTE.search(text, opening.end(), start + _TURN)
+        if close is not None and close.start() >= start and _EXAMPLE_BEFORE.search(text, line_start, opening.start()):
+            return True
         if (close is not None and close.start() >= start and "\n\n" not in text[opening.end():close.start()]
                 and _PROSE_BEFORE.search(text, max(line_start, opening.start() - _TURN), opening.start())):
             said = len(text[opening.end():close.start()].split()) <= _VALUE_WORDS

@@ -204,8 +204,9 @@ def mentioned(text: str, start: int, end: int) -> bool:
     template writes", "translate 'please ...'", "the harness prints 'score: 10'") or right after it
     ("the [INST] tag")."""
     before = text[max(0, start - 60):start]
-    words_before = " ".join(word for word in regex.split(r"[.!?\n]", before)[-1].split()[-_MENTION_WORDS:]
-                            + text[start:end].split()[:_MENTION_WORDS] if _PROSE_WORD.fullmatch(word))
+    prose_before = [word for word in regex.split(r"[.!?\n]", before)[-1].split() if _PROSE_WORD.fullmatch(word)]
+    words_before = " ".join(prose_before[-_MENTION_WORDS:] + [word for word in text[start:end].split()[:_MENTION_WORDS]
+                                                               if _PROSE_WORD.fullmatch(word)])
     first_after = regex.match(r"\s*([\p{L}]+)", text[end:end + 40])
     mention = _lexicon()["mention"]
     return bool(mention.search(words_before)) or bool(first_after and mention.fullmatch(first_after.group(1)))
