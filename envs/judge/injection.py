@@ -673,7 +673,7 @@ def _used(kind: str, text: str, match: re.Match[str]) -> bool:
         return False
     if kind == "role_marker":
         if (_LISTED.match(text, match.end()) or _LISTED_BEFORE.search(text[max(0, match.start() - 10):match.start()])
-                or _PLACEHOLDER.match(text, match.end()) or _PLACEHOLDER_BEFORE.search(text, 0, match.start())):
+                or _PLACEHOLDER.match(text, match.end()) or _PLACEHOLDER_BEFORE.search(text, max(0, match.start() - 40), match.start())):
             return False
         turn = text[match.start():match.end() + _TURN].split("\n\n")
         while len(turn) > 1 and not _PROSE.search(_MARKERS.sub("", turn[0])):
@@ -784,7 +784,7 @@ def _quoted_in_prose(text: str, start: int) -> bool:
     line_start = text.rfind("\n", 0, start) + 1
     for opening in _OPEN_QUOTE.finditer(text, max(line_start, start - _TURN), start):
         close = _CLOSE_QUOTE.search(text, opening.end(), start + _TURN)
-        if close is not None and close.start() >= start and _EXAMPLE_BEFORE.search(text, line_start, opening.start()):
+        if close is not None and close.start() >= start and _EXAMPLE_BEFORE.search(text, max(line_start, opening.start() - _TURN), opening.start()):
             return True
         if (close is not None and close.start() >= start and "\n\n" not in text[opening.end():close.start()]
                 and _PROSE_BEFORE.search(text, max(line_start, opening.start() - _TURN), opening.start())):
