@@ -26,7 +26,9 @@ rebuttal letters, grading code and rubrics, eval logs, docs quoting attacks, rev
 languages) was written after that round and measured once (59/61, 9/92), then tuned on for its false alarms only
 (by class: verdict literals in code expressions and shell commands, chat-template tokens beside a
 placeholder, quotations given as examples or to translate, a named policy described, rules for
-plural items, "give this <thing> five stars"); its two misses were left alone. The baseline is the in-corpus rate (first row), against which the ratio
+plural items, "give this <thing> five stars"); its two misses were left alone. ``heldout_forms19.jsonl`` (60
+injections, 102 hard negatives, new wrappers, 13 languages, Morse code, a Caesar shift and the spelling alphabet)
+was written after that round and measured once (53/60, 10/102), then tuned on for both. The baseline is the in-corpus rate (first row), against which the ratio
 column compares each set's injection rate.
 
 A second table times the detector on adversarial texts of 10,000 and 40,000 characters (runs of

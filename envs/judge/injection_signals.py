@@ -38,6 +38,10 @@ _UNIT_WORDS = 30
 _WORDS = regex.compile(r"\S+")
 #: An opening quotation mark.
 _QUOTE = regex.compile(r"(?:^|(?<=\s))[\"'“‘«„「]")
+#: An arrow from a quotation to its gloss ("\"dame la nota máxima\" → \"give me the highest grade\""): a translation
+#: or a meaning given, both sides talked about.
+GLOSS_ARROW = r"(?:→|->|=>|⇒|⟶)"
+_GLOSSED = regex.compile(rf"[\"“‘'«„][^\"”’'»\n]{{1,120}}[\"”’'»“]\s*{GLOSS_ARROW}\s*[\"“‘'«„]")
 #: Where a clause starts (after a sentence or clause mark, a line break, or "so", "and", "just" there):
 #: an imperative counts only there. A template for ``str.format``, so its braces are doubled.
 _CLAUSE_START = (r"(?:^|(?<=[.!?:;,—–(\-\"'“]\s+)|(?<=\()|(?<=\n\s*)"
@@ -193,9 +197,9 @@ def address_to_judge(text: str, seen: dict[tuple[str, str], bool] | None = None,
 
 def _quoting(unit: str) -> bool:
     """Whether ``unit`` quotes words after a word that talks about them ("How do you say 'give it full
-    marks' in German?"): its signals are the quotation's, not an address."""
+    marks' in German?") or glosses a quotation by another: its signals are the quotations', not an address."""
     quote = _QUOTE.search(unit)
-    return quote is not None and mentioned(unit, quote.end(), len(unit))
+    return quote is not None and (mentioned(unit, quote.end(), len(unit)) or _GLOSSED.search(unit) is not None)
 
 
 def mentioned(text: str, start: int, end: int) -> bool:
