@@ -42,6 +42,14 @@ def check_cpu_head_size(model: str) -> None:
                          "backend, or a model with a supported head size")
 
 
+def checkpoint_dtype(model: str) -> str | None:
+    """The dtype ``model``'s config records (``"float32"``, ``"bfloat16"``...), or ``None`` when it records none."""
+    from transformers import AutoConfig
+
+    dtype = getattr(AutoConfig.from_pretrained(model), "dtype", None)
+    return None if dtype is None else str(dtype).removeprefix("torch.")
+
+
 def make_llm(model: str, *, on_gpu: bool, seed: int = 0, gpu_memory_utilization: float = 0.3,
              kv_cache_gib: int = 1, **engine_kwargs: Any) -> Any:
     """A ``vllm.LLM`` on ``model`` running in this process.
@@ -94,7 +102,10 @@ class VLLMCompleter:
             template as a user message (``auto``: when the tokenizer has one). Chat observations
             always do.
         device: ``"cuda"`` or ``"cpu"`` (default: CUDA when available).
-        **engine_kwargs: passed to :func:`make_llm` (``max_model_len``, ``dtype``, ...).
+        **engine_kwargs: passed to :func:`make_llm` (``max_model_len``, ``dtype``, ...). ``dtype``
+            defaults to the checkpoint's own (:func:`checkpoint_dtype`), the precision the ``hf``
+            backend computes in: vLLM's ``"auto"`` would run a float32 checkpoint in bfloat16 where
+            the CPU supports it, and greedy decoding would then differ between backends and machines.
     """
 
     def __init__(self, model: str, sampling: Sampling, chat: str = "auto", device: str | None = None,
@@ -103,6 +114,9 @@ class VLLMCompleter:
 
         on_gpu = torch.cuda.is_available() if device is None else str(device).startswith("cuda")
         self.sampling = sampling
+        dtype = checkpoint_dtype(model)
+        if dtype is not None:
+            engine_kwargs.setdefault("dtype", dtype)
         self.llm = make_llm(model, on_gpu=on_gpu, seed=sampling.seed, **engine_kwargs)
         has_template = getattr(self.llm.get_tokenizer(), "chat_template", None) is not None
         if chat == "on" and not has_template:

@@ -71,6 +71,18 @@ def test_every_backend_writes_the_same_results(checkpoint, vllm_server, tmp_path
     assert config["backend"] == "openai" and config["base_url"] == vllm_server
 
 
+def test_the_vllm_backend_computes_in_the_checkpoints_precision(checkpoint):
+    """vLLM's ``dtype="auto"`` runs a float32 checkpoint in bfloat16 where the CPU supports it; the backend
+    keeps the checkpoint's float32, as ``hf`` does, unless told otherwise."""
+    import torch
+
+    from rlenv.inference.vllm_engine import VLLMCompleter, checkpoint_dtype
+
+    assert checkpoint_dtype(str(checkpoint)) == "float32"
+    completer = VLLMCompleter(str(checkpoint), Sampling(max_new_tokens=2, temperature=0), chat="off", device="cpu")
+    assert completer.llm.llm_engine.model_config.dtype == torch.float32
+
+
 def test_chat_requests_go_to_the_chat_endpoint(vllm_server):
     generate = OpenAICompleter(vllm_server, SERVED_NAME, Sampling(max_new_tokens=4, temperature=0), max_retries=0,
                               chat="off")
