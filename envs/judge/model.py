@@ -110,6 +110,14 @@ class JudgeModel:
             self._completer = make_completer(self.backend, self.model, self.sampling, chat=self.chat, **self.options)
         return list(self._completer(list(prompts)))
 
+    def close(self) -> None:
+        """Close the backend, if one was built (an in-process vLLM engine is shut down); the next
+        question builds it again."""
+        close = getattr(self._completer, "close", None)
+        if close is not None:
+            close()
+        self._completer = None
+
     def ask(self, prompts: Sequence[str | list[dict[str, str]]]) -> list[JudgeReply]:
         """One reply per prompt, in order: from the cache when there, else from the backend (a prompt
         repeated within ``prompts`` is asked once; its repeats count as cache hits)."""

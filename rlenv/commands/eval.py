@@ -26,6 +26,8 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -159,8 +161,10 @@ def _generate_options(args: argparse.Namespace, backend: str) -> dict[str, Any]:
     return {"device": args.device, "batch_size": args.batch_size}
 
 
-def _lazy_generate(args: argparse.Namespace, backend: str, model: str) -> Any:
-    """A generate function that builds its backend on the first call (a finished run never loads a model)."""
+@contextmanager
+def _lazy_generate(args: argparse.Namespace, backend: str, model: str) -> Iterator[Any]:
+    """A generate function that builds its backend on the first call (a finished run never loads a model);
+    the backend is closed (an in-process vLLM engine shut down) when the run ends."""
     from rlenv.inference import Sampling, make_completer
 
     sampling = Sampling(max_new_tokens=args.max_new_tokens, temperature=args.temperature, top_p=args.top_p,
@@ -173,7 +177,13 @@ def _lazy_generate(args: argparse.Namespace, backend: str, model: str) -> Any:
             loaded.append(make_completer(backend, model, sampling, chat=args.chat, **options))
         return loaded[0](observations, tools)
 
-    return generate
+    try:
+        yield generate
+    finally:
+        for completer in loaded:
+            close = getattr(completer, "close", None)
+            if close is not None:
+                close()
 
 
 def run(args: argparse.Namespace) -> int:
@@ -230,5 +240,6 @@ def _evaluate(args: argparse.Namespace) -> dict[str, Any]:
         logger.info("text prompts go to the %s endpoint of %s (--chat %s), %d samples per request, seed %d",
                     config["endpoint"], args.base_url, args.chat, args.num_samples, args.seed)
     indices = _task_indices(env, args)
-    return evaluate_policy(env, _lazy_generate(args, backend, model), indices, args.num_samples, args.out,
-                           options, config, make_env=lambda: make_env_from_args(args))
+    with _lazy_generate(args, backend, model) as generate:
+        return evaluate_policy(env, generate, indices, args.num_samples, args.out, options, config,
+                               make_env=lambda: make_env_from_args(args))

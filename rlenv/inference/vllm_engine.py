@@ -92,6 +92,18 @@ def make_llm(model: str, *, on_gpu: bool, seed: int = 0, gpu_memory_utilization:
             os.environ.pop(key, None)
 
 
+def shutdown_llm(llm: Any) -> None:
+    """Shut ``llm``'s in-process engine down now.
+
+    vLLM ties the teardown of its process-wide state (the distributed groups every engine in this
+    process shares) to the engine's finalizer. Left to the garbage collector, a dropped engine's
+    finalizer runs at some later moment, possibly while another engine works or starts in this
+    process; shutting each engine down when its work ends keeps one engine at a time, and nothing
+    of it runs later.
+    """
+    llm.llm_engine.engine_core.shutdown()
+
+
 class VLLMCompleter:
     """``generate(observations) -> list[Completion]`` from an in-process vLLM engine on ``model``.
 
@@ -148,6 +160,12 @@ class VLLMCompleter:
                                                    tools=list(tools) if tools else None), strict=True):
                 outputs[i] = out
         return [Completion(out.outputs[0].text, truncated=out.outputs[0].finish_reason == "length") for out in outputs]
+
+    def close(self) -> None:
+        """Shut the engine down (:func:`shutdown_llm`); the completer cannot generate afterwards."""
+        if self.llm is not None:
+            shutdown_llm(self.llm)
+            self.llm = None
 
 
 #: Deprecated names (one release).

@@ -27,7 +27,7 @@ from rlenv.deprecation import moved_names
 from rlenv.inference.adapters import is_lora, merged_state_dict, save_merged
 from rlenv.inference.policy import Generation, Observation, eos_token_ids, pad_token_id_of, prompt_token_lists
 from rlenv.inference.sampling import Sampling, SamplingConfig, rollout_settings
-from rlenv.inference.vllm_engine import make_llm
+from rlenv.inference.vllm_engine import make_llm, shutdown_llm
 
 logger = logging.getLogger(__name__)
 
@@ -142,8 +142,11 @@ class VLLMRolloutGenerator:
                                            eos_token_id=self.eos_token_ids, logprobs=logprobs, truncated=truncated)
 
     def close(self) -> None:
-        """Release the engine and its weights directory."""
-        self.llm = None
+        """Shut the engine down (:func:`~rlenv.inference.vllm_engine.shutdown_llm`) and remove its weights
+        directory; the generator cannot generate afterwards."""
+        if self.llm is not None:
+            shutdown_llm(self.llm)
+            self.llm = None
         self._model_dir.cleanup()
 
 

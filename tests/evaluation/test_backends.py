@@ -57,9 +57,12 @@ def test_every_backend_writes_the_same_results(checkpoint, vllm_server, tmp_path
         "vllm": ["--model", str(checkpoint), "--backend", "vllm"],
         "openai": ["--model", SERVED_NAME, "--base-url", vllm_server],
     }
+    from vllm.distributed.parallel_state import model_parallel_is_initialized
+
     results = {}
     for name, args in runs.items():
         assert main(["eval", ENV, *args, *COMMON, "--out", str(tmp_path / name)]) == 0
+        assert not model_parallel_is_initialized()  # the run shut its in-process engine down as it ended
         results[name] = rows(tmp_path / name)
     hf = results["hf"]
     assert len(hf) == 6 and len({r["completion"] for r in hf}) > 1
@@ -80,7 +83,10 @@ def test_the_vllm_backend_computes_in_the_checkpoints_precision(checkpoint):
 
     assert checkpoint_dtype(str(checkpoint)) == "float32"
     completer = VLLMCompleter(str(checkpoint), Sampling(max_new_tokens=2, temperature=0), chat="off", device="cpu")
-    assert completer.llm.llm_engine.model_config.dtype == torch.float32
+    try:
+        assert completer.llm.llm_engine.model_config.dtype == torch.float32
+    finally:
+        completer.close()
 
 
 def test_chat_requests_go_to_the_chat_endpoint(vllm_server):

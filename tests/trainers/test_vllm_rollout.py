@@ -102,6 +102,28 @@ def test_vllm_weights_follow_the_policy(engine):
     assert torch.equal(greedy(generator).completion_ids, hf_greedy(model, tok).completion_ids)
 
 
+def test_a_closed_engine_is_shut_down_at_once_and_the_next_one_samples_its_own_policy():
+    """vLLM tears an engine down (with the process-wide state engines share) in its finalizer, at whatever
+    moment the garbage collector gets to it; ``close`` does it then and there, even after a request
+    failed, so the next engine in this process starts clean and no teardown runs under it later."""
+    from vllm.distributed.parallel_state import model_parallel_is_initialized
+    from vllm.exceptions import VLLMValidationError
+
+    model, tok = vllm_policy(seed=1)
+    first = make_generator(model, tok, SamplingConfig(max_new_tokens=12, temperature=0.0, backend="vllm"))
+    with pytest.raises(VLLMValidationError, match="maximum context length"):
+        first.generate_ids([[5] * 5000])
+    assert model_parallel_is_initialized()
+    first.close()
+    assert not model_parallel_is_initialized()
+    model, tok = vllm_policy(seed=2, scale=10.0)
+    second = make_generator(model, tok, SamplingConfig(max_new_tokens=12, temperature=0.0, backend="vllm"))
+    try:
+        assert torch.equal(second(PROMPTS).completion_ids, hf_greedy(model, tok).completion_ids)
+    finally:
+        second.close()
+
+
 def test_vllm_backend_rejects_bad_settings():
     with pytest.raises(ValueError, match="backend must be one of"):
         SamplingConfig(backend="sglang")

@@ -63,6 +63,9 @@ def test_a_local_hf_judge_gives_judge_errors(checkpoint):
 
 def test_an_in_process_vllm_judge_gives_judge_errors(checkpoint):
     judge = JudgeModel("vllm", str(checkpoint), sampling=SAMPLING, chat="off", dtype="float32", max_model_len=CONTEXT)
-    results = ScoreJudge(judge).score_batch(TASKS, ["sunny", "rainy"])
+    try:
+        results = ScoreJudge(judge).score_batch(TASKS, ["sunny", "rainy"])
+    finally:
+        judge.close()
     assert_judge_errors(results)
     assert judge_usage(results)["requests"] == 2
