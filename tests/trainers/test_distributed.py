@@ -16,6 +16,9 @@ import torch.multiprocessing as mp
 from rlenv.trainers import EpisodeBatch, Trainer
 from tests.trainers.trainer_helpers import tiny_policy
 
+#: In-process updates on one torch thread, put back after the module (the spawned ranks set their own).
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
+
 ALGORITHMS = ["reinforce_pp", "reinforce_pp_baseline", "grpo", "dr_grpo", "ppo"]
 #: Episodes per rank: groups 0-2 (6 episodes) on rank 0, group 3 (2 episodes) on rank 1.
 SHARDS = [slice(0, 6), slice(6, 8)]
@@ -95,7 +98,6 @@ def test_metrics_some_ranks_lack_are_reduced_by_every_rank(two_process_results):
 
 @pytest.mark.parametrize("algorithm", ALGORITHMS)
 def test_two_ranks_equal_one_process(two_process_results, algorithm):
-    torch.set_num_threads(1)
     single, single_metrics = run_update(algorithm, slice(0, 8), micro_batch_size=8)
     sharded = two_process_results[algorithm]
     moved = 0.0
@@ -110,7 +112,6 @@ def test_two_ranks_equal_one_process(two_process_results, algorithm):
 
 def test_local_normalizers_would_differ():
     """Control: rank 1's shard alone (what a per-rank normalization would see) gives another update."""
-    torch.set_num_threads(1)
     whole, _ = run_update("reinforce_pp", slice(0, 8), micro_batch_size=8)
     part, _ = run_update("reinforce_pp", slice(6, 8), micro_batch_size=8)
     assert max(float((whole[k] - part[k]).abs().max()) for k in whole) > 1e-3

@@ -19,6 +19,9 @@ from rlenv.trainers.sharding import full_state_dict, local_numel
 from tests.trainers.test_distributed import SHARDS, global_batch, run_update, trainer_needs_ref
 from tests.trainers.trainer_helpers import tiny_policy
 
+#: In-process updates on one torch thread, put back after the module (the spawned ranks set their own).
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
+
 ALGORITHMS = ["grpo", "ppo"]
 CONFIG = dict(optimizer="sgd", lr=0.5, max_grad_norm=None, micro_batch_size=2, progress=False, max_new_tokens=8,
               fsdp=True)
@@ -77,7 +80,6 @@ def results(tmp_path_factory):
 
 @pytest.mark.parametrize("algorithm", ALGORITHMS)
 def test_fsdp_update_equals_one_process(results, algorithm):
-    torch.set_num_threads(1)
     (rank0, _), _ = results
     single, single_metrics = run_update(algorithm, slice(0, 8), micro_batch_size=8)
     sharded = rank0[algorithm]

