@@ -116,12 +116,10 @@ def make_llm(model: str, *, on_gpu: bool, seed: int = 0, gpu_memory_utilization:
     set_num_threads = torch.set_num_threads
     try:
         with engine_threads(on_gpu):
-            try:
-                return vllm.LLM(model=model, gpu_memory_utilization=gpu_memory_utilization, seed=seed,
-                                distributed_executor_backend="external_launcher", **engine_kwargs)
-            finally:
-                torch.set_num_threads = set_num_threads
+            return vllm.LLM(model=model, gpu_memory_utilization=gpu_memory_utilization, seed=seed,
+                            distributed_executor_backend="external_launcher", **engine_kwargs)
     finally:
+        torch.set_num_threads = set_num_threads
         for key in added:
             os.environ.pop(key, None)
 

@@ -57,9 +57,8 @@ class VLLMRolloutGenerator:
             raise ValueError(f"rollouts end at EOS only, got stop strings {self.sampling.stop}")
         seed = self.sampling.seed
         self.eos_token_ids = eos_token_ids(tokenizer)
-        on_gpu = next(policy.parameters()).device.type == "cuda"
-        self.on_gpu = on_gpu
-        self.sleep = on_gpu if sleep is None else bool(sleep)
+        self.on_gpu = next(policy.parameters()).device.type == "cuda"
+        self.sleep = self.on_gpu if sleep is None else bool(sleep)
         self._model_dir = tempfile.TemporaryDirectory(prefix="rlenv-vllm-")
         if is_lora(policy):  # the engine runs the adapted weights, merged
             save_merged(policy, self._model_dir.name)
@@ -67,7 +66,7 @@ class VLLMRolloutGenerator:
             policy.save_pretrained(self._model_dir.name)
         tokenizer.save_pretrained(self._model_dir.name)
         limit = max_model_len or getattr(policy.config, "max_position_embeddings", None) or 2048
-        self.llm = make_llm(self._model_dir.name, on_gpu=on_gpu, seed=seed,
+        self.llm = make_llm(self._model_dir.name, on_gpu=self.on_gpu, seed=seed,
                             gpu_memory_utilization=gpu_memory_utilization, kv_cache_gib=kv_cache_gib,
                             dtype=str(next(policy.parameters()).dtype).removeprefix("torch."), max_model_len=int(limit),
                             enable_sleep_mode=self.sleep, **{"logprobs_mode": "processed_logprobs", **engine_kwargs})
