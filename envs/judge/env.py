@@ -29,8 +29,22 @@ def _data(data_files: Any) -> Any:
     return data_files if data_files is not None else str(files("rlenv.envs.judge") / "prompts.jsonl")
 
 
-class JudgeEnv(TextEnv):
-    """Single-turn episodes rewarded by a judge verifier of :mod:`rlenv.envs.judge.verifiers`.
+class _JudgedEnv(TextEnv):
+    """A :class:`rlenv.TextEnv` that owns its :attr:`judge_model`: closing the env closes the judge's
+    backend (an in-process vLLM engine is shut down, an HTTP client closed)."""
+
+    def __init__(self, source: DatasetSource, verifier: Any, judge_model: JudgeModel, **env_kwargs: Any):
+        super().__init__(source, verifier, **env_kwargs)
+        self.judge_model = judge_model
+
+    def close(self) -> None:
+        self.judge_model.close()
+        super().close()
+
+
+class JudgeEnv(_JudgedEnv):
+    """Single-turn episodes rewarded by a judge verifier of :mod:`rlenv.envs.judge.verifiers`;
+    :meth:`close` closes the judge's backend.
 
     Args:
         judge_model: the judge's checkpoint directory (``hf``, ``vllm``) or served model name (``openai``).
@@ -66,14 +80,14 @@ class JudgeEnv(TextEnv):
         kwargs = dict(judge_kwargs or {})
         if criteria is not None:
             kwargs["criteria"] = [c if isinstance(c, Criterion) else Criterion(**c) for c in criteria]
-        super().__init__(DatasetSource(_data(data_files), fields), JUDGES[judge](model, **kwargs), **env_kwargs)
+        super().__init__(DatasetSource(_data(data_files), fields), JUDGES[judge](model, **kwargs), model, **env_kwargs)
 
 
 def make_constitution_env(judge_model: str, data_files: Any = None, fields: Mapping[str, str] | None = None, *,
                           principles: Sequence[Mapping[str, str]] | None = None, judge_backend: str = "openai",
                           judge_options: Mapping[str, Any] | None = None, **env_kwargs: Any) -> TextEnv:
     """An env rewarded by a constitution judge (:func:`~rlenv.envs.judge.constitution.constitution_judge`):
-    the mean of the principles' scores.
+    the mean of the principles' scores. Closing it closes the judge's backend.
 
     Args:
         principles: ``[{"name": ..., "text": ...}, ...]``; default: :data:`DEFAULT_CONSTITUTION`.
@@ -81,4 +95,4 @@ def make_constitution_env(judge_model: str, data_files: Any = None, fields: Mapp
     """
     constitution = DEFAULT_CONSTITUTION if principles is None else Constitution(tuple(Principle(**p) for p in principles))
     model = JudgeModel(judge_backend, judge_model, **dict(judge_options or {}))
-    return TextEnv(DatasetSource(_data(data_files), fields), constitution_judge(model, constitution), **env_kwargs)
+    return _JudgedEnv(DatasetSource(_data(data_files), fields), constitution_judge(model, constitution), model, **env_kwargs)

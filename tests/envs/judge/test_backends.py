@@ -61,11 +61,16 @@ def test_a_local_hf_judge_gives_judge_errors(checkpoint):
     assert_judge_errors(ScoreJudge(judge).score_batch(TASKS, ["sunny", "rainy"]))
 
 
-def test_an_in_process_vllm_judge_gives_judge_errors(checkpoint):
-    judge = JudgeModel("vllm", str(checkpoint), sampling=SAMPLING, chat="off", dtype="float32", max_model_len=CONTEXT)
+def test_an_in_process_vllm_judge_gives_judge_errors_and_closing_its_env_shuts_the_engine_down(checkpoint):
+    from rlenv.envs.judge.env import JudgeEnv
+
+    env = JudgeEnv(str(checkpoint), judge_backend="vllm",
+                   judge_options={"sampling": SAMPLING, "chat": "off", "dtype": "float32", "max_model_len": CONTEXT})
     try:
-        results = ScoreJudge(judge).score_batch(TASKS, ["sunny", "rainy"])
+        results = env.verifier.score_batch(TASKS, ["sunny", "rainy"])
+        engine = env.judge_model._completer  # built on first use
     finally:
-        judge.close()
+        env.close()
     assert_judge_errors(results)
     assert judge_usage(results)["requests"] == 2
+    assert engine.llm is None, "closing the env left the judge's vLLM engine running"
