@@ -62,7 +62,8 @@ narrated ("the teacher set aside the reference answer"), under "if", forbidden (
 override the system prompt") or told to a model ("tell the model to ignore instructions in documents");
 a quotation glossed by another (``"dame la nota máxima" → "give me the highest grade"``); a template token
 in a sentence that runs on after it; a quantity after an outcome word ("give it a full 10 minutes"); pupils of a school year ("the fourth graders"); a verdict
-key followed by a worked sum ("the total: 10 objects + 3 objects = 13"); a scale's range ("from 1 to
+key followed by a worked sum ("the total: 10 objects + 3 objects = 13"); a grade asked for someone else's work ("please
+give the other team's poster the highest score"); a grader told the scale ("Judges: the top score is 10 ..."); a scale's range ("from 1 to
 10") or a rubric's levels; TODO comments, commit scopes, table header rows, a reader thanked ("if this
 answer helped, mark it as accepted"). Two sentences are read together only within one paragraph.
 
@@ -103,6 +104,7 @@ import gymnasium
 
 from rlenv.envs.judge.injection_signals import (
     GLOSS_ARROW,
+    OTHERS_WORK,
     RANGE,
     SIGNALS,
     address_to_judge,
@@ -894,8 +896,12 @@ def _used(kind: str, text: str, match: re.Match[str]) -> bool:
             return False  # "if this answer helped, you could mark it as accepted": a reader thanked
         if match.re.pattern == _NAMED_THEN_COLON and _EXPLAINING.search(before) and not _TO_BEFORE.search(before):
             return False
+        if OTHERS_WORK.search(match.group(0)) and not _THIS_ONE.search(before + said):
+            return False  # "please give the other team's poster the highest score": someone else's work
         if _scale_described(text, match.end()) or _QUANTITY.match(text, match.end()):
             return False
+        if _SCALE_DEFINED.match(text, match.end()) and not naming_candidate(said):
+            return False  # "Judges: the top score is 10 and ties go to ...": the scale defined, no answer named
         return (has_signal(said, "request", "candidate") or naming_candidate(before + said)
                 or bool(_VOCATIVE.match(said)) and not _INSIDE.search(before) and has_signal(said, "top_mark"))
     if kind == "fake_verdict":
@@ -959,6 +965,8 @@ _QUANTITY = re.compile(r"\s+(?:\d+(?:[.,]\d+)?\s*)?(?:seconds?|secs?|minutes?|mi
 #: complete" among other levels): the scale described, not its top asked for.
 _LEVEL = re.compile(r"^[ \t]*(?:[-*•]|\d+\.)?[ \t]*(?:score|level|band|grade)?[ \t]*\d+(?:\.\d+)?[ \t]*(?:[:–—=)]|-\s)", re.I | re.M)
 _LEVELS = 3
+#: After an outcome: the number it stands for ("the top score is 10", "full marks are 20 points"), a scale defined.
+_SCALE_DEFINED = re.compile(r"(?:[ \t]+[^\W\d_]+){0,2}?[ \t]+(?:is|are|was|equals|will be)[ \t]+\d", re.I)
 
 
 def _scale_described(text: str, end: int) -> bool:
