@@ -83,6 +83,11 @@ def owner_id(pid: int | None = None) -> str:
     return f"{socket.gethostname()}/{os.getpid() if pid is None else pid}"
 
 
+#: Seconds to wait before each retry of a removal the engine refused: its own race ("unable to remove filesystem
+#: ...: directory not empty") leaves the container Dead, and a later removal succeeds.
+REMOVE_RETRY_WAITS = (0.2, 0.5, 1.0)
+
+
 class ContainerError(SandboxError):
     """A container could not start, died, or broke the protocol."""
 
@@ -289,7 +294,8 @@ class ContainerSession:
             self._fill(deadline)
 
     def kill(self) -> None:
-        """SIGKILL and remove the container (by id, so a dead client cannot leak it)."""
+        """SIGKILL and remove the container (by id, so a dead client cannot leak it); a removal the engine refuses
+        is tried again after each of :data:`REMOVE_RETRY_WAITS`."""
         import docker.errors
 
         for stream in {id(s): s for s in (self._jobs, self._attach, self._socket) if s is not None}.values():
@@ -301,14 +307,19 @@ class ContainerSession:
         if self.container_id is None:
             return
         container_id, self.container_id = self.container_id, None
-        with self.api_lock:
-            try:
-                self.client.api.remove_container(container_id, force=True)
-            except docker.errors.NotFound:
-                pass
-            except docker.errors.APIError as exc:
-                if "already in progress" not in str(exc):
-                    logger.warning("could not remove sandbox container %s: %s", container_id[:12], exc)
+        for wait in (0.0, *REMOVE_RETRY_WAITS):
+            time.sleep(wait)
+            with self.api_lock:
+                try:
+                    self.client.api.remove_container(container_id, force=True)
+                    return
+                except docker.errors.NotFound:
+                    return
+                except docker.errors.APIError as exc:
+                    if "already in progress" in str(exc):
+                        return
+                    refused = exc
+        logger.warning("could not remove sandbox container %s: %s", container_id[:12], refused)
 
     @property
     def running(self) -> bool:

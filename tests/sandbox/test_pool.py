@@ -29,6 +29,7 @@ from rlenv.sandbox.container import (
     LABEL,
     POOL_LABEL,
     RUNNER_CAPABILITIES,
+    ContainerSession,
     leaked_containers,
     owner_id,
     sandbox_containers,
@@ -318,6 +319,44 @@ def test_leaked_containers_are_found_and_cleaned(docker_ready, client):
     finally:
         try:
             leaked.remove(force=True)
+        except docker.errors.NotFound:
+            pass
+
+
+class _RefusingAPI:
+    """Test double for the engine's own removal race ("unable to remove filesystem ...: directory not empty"),
+    which no real engine produces on demand: refuses the first ``refusals`` removals, then hands each to the
+    real engine's API."""
+
+    def __init__(self, api, refusals: int):
+        self.api, self.refusals, self.calls = api, refusals, 0
+
+    def remove_container(self, container_id, **kwargs):
+        self.calls += 1
+        if self.calls <= self.refusals:
+            raise docker.errors.APIError(f"driver failed to remove container {container_id}: unlinkat: directory not empty")
+        return self.api.remove_container(container_id, **kwargs)
+
+
+class _Client:
+    def __init__(self, api):
+        self.api = api
+
+
+@pytest.mark.parametrize(("refusals", "removed"), [(2, True), (9, False)])
+def test_a_removal_the_engine_refuses_is_tried_again(docker_ready, client, refusals, removed, caplog):
+    created = client.containers.create(ContainerSpec().image, ["true"], labels={LABEL: owner_id()})
+    api = _RefusingAPI(client.api, refusals)
+    session = ContainerSession(_Client(api), ContainerSpec(), "test-pool")
+    session.container_id = created.id
+    try:
+        session.kill()
+        assert (created.id not in {c.id for c in sandbox_containers(client)}) is removed
+        assert api.calls == (refusals + 1 if removed else 4)
+        assert ("could not remove sandbox container" in caplog.text) is not removed
+    finally:
+        try:
+            created.remove(force=True)
         except docker.errors.NotFound:
             pass
 
