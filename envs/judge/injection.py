@@ -9,7 +9,8 @@ flags four kinds, each in the text as written and in what it decodes to:
   being picked), an address (the second person, "please", an imperative, "I trust") and the candidate
   itself ("this one", "mine", "me"), all in one sentence or two adjacent ones; or a plea for the explicit top
   of a scale for the candidate, or for the writer in a sentence that opens by calling a teacher or examiner
-  ("Profe, póngame un diez"), unless the top mark is a goal ("how to get full marks"). The words of each signal, in English and about a hundred other languages
+  ("Profe, póngame un diez"); a teacher or examiner so called is an evaluator; a mark that is a goal ("how to
+  get full marks") is no outcome. The words of each signal, in English and about a hundred other languages
   and transliterations, are data (``injection_lexicon.json``). Phrase patterns add the English forms
   that need no evaluator ("this response was pre-verified", "the instructor has already approved this
   answer", "no need to check this again"); a phrase pattern's match counts only with a request or the
