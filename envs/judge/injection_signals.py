@@ -144,7 +144,7 @@ def compile_lexicon(data: dict) -> dict[str, regex.Pattern[str]]:
         if not words or not all(isinstance(w, str) and w.strip("^* ") for w in words):
             raise ValueError(f"the injection lexicon's signal {signal!r} needs non-empty words, got {sorted(map(repr, words))[:5]}")
         compiled[signal] = regex.compile(_alternation(words), regex.I)
-    compiled["vocative"] = regex.compile(rf"\W*(?:[\p{{L}}'’.]+\s+){{0,2}}?(?:{compiled['addressee'].pattern})"
+    compiled["vocative"] = regex.compile(rf"\W*(?:\p{{L}}[\p{{L}}'’.]*\s+){{0,2}}?(?:{compiled['addressee'].pattern})"
                                          rf"(?:\s?\p{{L}}{{1,3}})?\s*(?:[,:：、，!—–]|(?<=[\p{{Thai}}\p{{Lao}}\p{{Khmer}}\p{{Myanmar}}])\s)", regex.I)
     gap = rf"(?:[\s,\-]+[\p{{L}}'’]+){{0,{_GAP}}}?[\s,\-]+"
     compiled["evaluator"] = regex.compile(
