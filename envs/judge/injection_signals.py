@@ -22,7 +22,7 @@ rather than used), :func:`judging_talk` its ``verdict`` lexicon.
 from __future__ import annotations
 
 import json
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 import regex
@@ -165,8 +165,11 @@ def _lexicon() -> dict[str, regex.Pattern[str]]:
     return compile_lexicon(json.loads(LEXICON.read_text(encoding="utf-8")))
 
 
-def _units(text: str) -> list[tuple[int, str]]:
-    """``(offset, piece)`` for each sentence, line or table cell of ``text``, cut to ``_UNIT_WORDS`` words."""
+@lru_cache(maxsize=4)
+def _units(text: str) -> tuple[tuple[int, str], ...]:
+    """``(offset, piece)`` for each sentence, line or table cell of ``text``, cut to ``_UNIT_WORDS`` words; kept
+    for the last few texts, which :func:`override_of_rules` and :func:`address_to_judge` (once per set of required
+    signals) both read."""
     units, start = [], 0
     for end in [*_UNIT_END.finditer(text), None]:
         stop = len(text) if end is None else end.start()
@@ -175,7 +178,7 @@ def _units(text: str) -> list[tuple[int, str]]:
             piece = words[first:first + _UNIT_WORDS]
             units.append((piece[0].start(), RANGE.sub(lambda m: " " * len(m.group(0)), text[piece[0].start():piece[-1].end()])))
         start = stop if end is None else end.end()
-    return units
+    return tuple(units)
 
 
 def address_to_judge(text: str, seen: dict[tuple[str, str], bool] | None = None,
