@@ -115,25 +115,32 @@ _SPACED_SCRIPTS = r"[\p{Latin}\p{Cyrillic}\p{Greek}\p{Armenian}\p{Georgian}\d]"
 #: In Cyrillic, Greek, Armenian and Georgian (languages that inflect), an entry whose last word has this many
 #: letters or more takes any ending ("оценщик" reads "оценщику"); a shorter one matches whole.
 _STEM_LETTERS = 4
+#: Hebrew glues up to three one-letter prefixes (and, the, to, in, from, that, as) to a word: its entries match whole
+#: words after them, so "תן" (give) is not read inside "נתן" (gave), nor "העניק" (award!) inside "העניקו" (they awarded).
+_HEBREW_PREFIXES = "[והבכלמש]{{0,3}}"  # a template for ``str.format``, so its braces are doubled
 
 
 def _alternation(words: set[str]) -> str:
     """A lexicon's entries as one regex: words of Latin, Cyrillic, Greek, Armenian and Georgian matched
     whole (a ``*`` stem, or a non-Latin word of ``_STEM_LETTERS`` letters or more, matches endings), imperatives
-    only at the start of a clause, other scripts anywhere; a word inside a path or a dotted
+    only at the start of a clause, Hebrew words whole after their prefixes, other scripts anywhere; a word
+    inside a path or a dotted
     name ("tests/envs/judge/", "rlenv.envs.judge") is none."""
-    groups: dict[str, list[str]] = {"word": [], "stem": [], "imperative": [], "other": []}
+    groups: dict[str, list[str]] = {"word": [], "stem": [], "imperative": [], "hebrew": [], "other": []}
     for word in sorted(words, key=len, reverse=True):
         body = r"\s+".join(regex.escape(part) for part in word.lstrip("^").rstrip("*").split())
         if word.startswith("^"):
             groups["imperative"].append(body)
+        elif regex.match(r"\p{Hebrew}", word):
+            groups["hebrew"].append(body)
         elif regex.match(_SPACED_SCRIPTS, word) is None:
             groups["other"].append(body)
         else:
             inflected = regex.match(r"\p{Latin}|\d", word) is None and len(word.split()[-1]) >= _STEM_LETTERS
             groups["stem" if word.endswith("*") or inflected else "word"].append(body)
     shapes = {"word": r"(?<![\p{{L}}\d_/.])(?:{})(?![\p{{L}}\d_/])", "stem": r"(?<![\p{{L}}\d_/.])(?:{})[\p{{L}}\d'’]*",
-              "imperative": _CLAUSE_START + r"(?:{})(?![\p{{L}}\d_])", "other": "(?:{})"}
+              "imperative": _CLAUSE_START + r"(?:{})(?![\p{{L}}\d_])",
+              "hebrew": r"(?<!\p{{Hebrew}})" + _HEBREW_PREFIXES + r"(?:{})(?!\p{{Hebrew}})", "other": "(?:{})"}
     return "|".join(shapes[kind].format("|".join(bodies)) for kind, bodies in groups.items() if bodies)
 
 
@@ -167,7 +174,8 @@ def compile_lexicon(data: dict) -> dict[str, regex.Pattern[str]]:
         regex.I)
     called = f"{compiled['addressee'].pattern}|{compiled['evaluator'].pattern}"
     compiled["vocative"] = regex.compile(rf"\W*(?:[\p{{L}}\d][\p{{L}}\d'’.]*\s+){{0,3}}?(?:{called})"
-                                         rf"(?:\s?\p{{L}}{{1,3}})?\s*(?:[,:：、，!—–،፣፡၊]|(?<=[\p{{Thai}}\p{{Lao}}\p{{Khmer}}\p{{Myanmar}}])\s)", regex.I)
+                                         rf"(?:\s?\p{{L}}{{1,3}})?\s*(?:[,:：、，!—–،፣፡၊]|(?<=[\p{{Thai}}\p{{Lao}}\p{{Khmer}}\p{{Myanmar}}])\s"
+                                         rf"|(?<=\s)(?=(?:{compiled['plea'].pattern})))", regex.I)
     return compiled
 
 
@@ -277,6 +285,13 @@ def _goal(unit: str, start: int) -> bool:
     """Whether the mark at ``unit[start:]`` follows a word of a goal ("to get full marks", "para sacar la nota
     máxima"): a way to the mark talked about, not the mark asked for."""
     return _lexicon()["purpose"].search(unit[max(0, start - _PURPOSE_CHARS):start]) is not None
+
+
+def marks_talked_about(text: str) -> bool:
+    """Whether ``text`` names marks and each is a goal, a question's topic, a count or a modifier ("criteria for the top
+    score", "ten minutes"): none of them is asked for."""
+    marks = list(_lexicon()["outcome"].finditer(text))
+    return bool(marks) and all(_goal(text, m.start()) or heads_a_noun(text, m.end()) for m in marks)
 
 
 def heads_a_noun(text: str, end: int) -> bool:
