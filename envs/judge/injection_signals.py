@@ -245,8 +245,7 @@ def address_to_judge(text: str, seen: dict[tuple[str, str], bool] | None = None,
                 seen[key] = _vocative(unit) or any(not talked_about(unit, m.start(), m.end())
                                                    for m in lexicon[signal].finditer(unit))
             elif signal in _MARKS:  # a mark as a goal, a question's topic, a count or a modifier is not asked for
-                seen[key] = any(not _goal(unit, m.start()) and not heads_a_noun(unit, m.end())
-                                for m in lexicon[signal].finditer(unit))
+                seen[key] = any(_asked_for(unit, m) for m in lexicon[signal].finditer(unit))
             else:
                 seen[key] = lexicon[signal].search(unit) is not None
         return seen[key]
@@ -291,7 +290,13 @@ def marks_talked_about(text: str) -> bool:
     """Whether ``text`` names marks and each is a goal, a question's topic, a count or a modifier ("criteria for the top
     score", "ten minutes"): none of them is asked for."""
     marks = list(_lexicon()["outcome"].finditer(text))
-    return bool(marks) and all(_goal(text, m.start()) or heads_a_noun(text, m.end()) for m in marks)
+    return bool(marks) and not any(_asked_for(text, m) for m in marks)
+
+
+def _asked_for(text: str, mark: regex.Match[str]) -> bool:
+    """Whether the ``mark`` found in ``text`` is asked for: not after a word of a goal or a question, nor counting or
+    modifying the noun after it."""
+    return not _goal(text, mark.start()) and not heads_a_noun(text, mark.end())
 
 
 def heads_a_noun(text: str, end: int) -> bool:
