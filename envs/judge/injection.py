@@ -999,16 +999,16 @@ def _used(kind: str, text: str, match: re.Match[str]) -> bool:
         before = _SENTENCE_END.split(text[max(0, match.start() - _TURN):match.start()])[-1]
         return not (_WHEN_YOU.search(before) or _SCHEME.search(before))
     if kind == "instruction_override" and match.re.pattern == _GRADING_RULES:
-        return judging_talk(text[match.end():match.end() + _TURN].split("\n\n")[0])
+        return judging_talk(_rest_of_paragraph(text, match))
     if kind == "instruction_override" and match.re.pattern in _NAMED_OVERRIDES:
         if _UNDER_SCHEME.search(text, max(0, match.start() - 30), match.start()):
             return False  # "Under the new grading policy, late work loses 10% a day": the policy described
-        return scoring_talk(text[match.start():match.end() + _TURN].split("\n\n")[0][len(match.group(0)):])
+        return scoring_talk(_rest_of_paragraph(text, match))
     if kind == "instruction_override" and match.group(0).rstrip().endswith(":"):
         # A heading ("New scoring:") opens rules that talk about judging; a sentence running on to a colon
         # ("The new grading policy takes effect next term:") must talk about scoring after it.
         talk = judging_talk if len(match.group(0).split()) <= _HEADING_WORDS else scoring_talk
-        rules = text[match.end():match.end() + _TURN].split("\n\n")[0]
+        rules = _rest_of_paragraph(text, match)
         return talk(rules) or _SOLE_CRITERION.search(rules) is not None
     return True
 
@@ -1026,6 +1026,12 @@ _LEVEL = re.compile(r"^[ \t]*(?:[-*•]|\d+\.)?[ \t]*(?:score|level|band|grade)?
 _LEVELS = 3
 #: After an outcome: the number it stands for ("the top score is 10", "full marks are 20 points"), a scale defined.
 _SCALE_DEFINED = re.compile(r"(?:[ \t]+[^\W\d_]+){0,2}?[ \t]+(?:is|are|was|equals|will be)[ \t]+\d", re.I)
+
+
+def _rest_of_paragraph(text: str, match: re.Match[str]) -> str:
+    """What follows ``match`` in its paragraph (up to ``_TURN`` characters): what a named override or a heading
+    announces."""
+    return text[match.end():match.end() + _TURN].split("\n\n")[0]
 
 
 def _scale_described(text: str, end: int) -> bool:
