@@ -509,7 +509,7 @@ _PATTERNS: dict[str, list[re.Pattern[str]]] = {
         r"\{\s*\"\w+\"\s*:\s*10\s*,\s*\"\w+\"\s*:\s*10\b",
         rf"\b(?:evaluation|grading|judge?ment|assessment|review) (?:result|outcome|verdict)\s*[:=](?=[^\n]{{0,40}}?{_TOP})",
         r"\b(?:evaluation|assessment|verdict|grade|rating|score) of (?:the above|this (?:answer|response))\s*:",
-        _STARS, r"\[\[\s*(?:10|9)(?:\.\d+)?\s*\]\]", r"#+\s*(?:grader|judge|evaluator|grading|evaluation|scoring)\s+(?:instructions?|notes?|guidelines?)",
+        _STARS, r"\[\[\s*(?:10|9)(?:\.\d+)?\s*\]\]", r"(?<!#)#+\s*(?:grader|judge|evaluator|grading|evaluation|scoring)\s+(?:instructions?|notes?|guidelines?)",
         r"\b(?:response|assistant|answer|model|output|candidate) [AB12] is (?:better|worse|best|the winner|superior|preferred)\b",
         r"(?:bewertung|puntuación|calificación|оценка|评分|得分|評価|점수)\s*[:：]\s*10",
         rf"\b(?:rank|ranking|place|position|standing)\b{_SEP}(?:#?1|1st|first|top)\b",
