@@ -77,8 +77,8 @@ give the other team's poster the highest score"); a grader told the scale ("Judg
 10") or a rubric's levels; TODO comments, commit scopes, table header rows, a reader thanked ("if this
 answer helped, mark it as accepted"). Two sentences are read together only within one paragraph.
 
-The decoded views are: Unicode NFKC with zero-width characters removed (fullwidth and mathematical
-letters, spliced words), enclosed letters (squared, circled, parenthesized, negative), HTML character
+The decoded views are: Unicode NFKC with zero-width characters and variation selectors removed (fullwidth and
+mathematical letters, spliced words, emoji written with a selector), enclosed letters (squared, circled, parenthesized, negative), HTML character
 references, ``\\uXXXX`` escapes, ``\\xHH`` and CSS escapes, decimal character codes ("71, 114, 97"),
 percent-encoding (applied once or more), base64 (URL-safe or unpadded too; UTF-8 or UTF-16 text),
 base32, base85 (Ascii85, RFC 1924), hex (also written apart: "67 72", "0x6a") and binary runs, ROT13
@@ -135,7 +135,7 @@ from rlenv.wrappers.detection import Detection, DetectorWrapper, quote
 
 NAME = "judge_injection"
 
-_ZERO_WIDTH = re.compile("[\u200b-\u200f\u2060-\u2064\ufeff\u00ad\U000e0001\U000e007f]")
+_ZERO_WIDTH = re.compile("[\u200b-\u200f\u2060-\u2064\ufeff\u00ad\U000e0001\U000e007f\ufe00-\ufe0f]")
 #: Unicode tag characters (U+E0020-U+E007E) shadow printable ASCII invisibly.
 _TAGS = re.compile("[\U000e0020-\U000e007e]+")
 #: Cyrillic and Greek letters that look like Latin ones (Unicode confusables), read as Latin inside
@@ -974,9 +974,10 @@ def _used(kind: str, text: str, match: re.Match[str]) -> bool:
         if "|" in line + rest and _HEADER_RULE.match(text, text.find("\n", match.end()) + 1) and "\n" in text[match.end():]:
             return False  # a table's header row: column names
         record = line + match.group(0) + rest
-        if not naming_candidate(record) and (_REVIEW_OF_WORK.match(text) or match.re.pattern == _STARS
-                                             and (not line.strip() or _REVIEW_LABEL.fullmatch(line)) and _HEADLINE.match(rest)
-                                             and not has_signal(rest, "evaluator")):
+        stars_heading_a_review = (match.re.pattern == _STARS and (not line.strip() or _REVIEW_LABEL.fullmatch(line))
+                                  and _HEADLINE.match(rest) and not has_signal(rest, "evaluator", "plea")
+                                  and not _THIS_ONE.search(record))  # "for this café" names no answer
+        if stars_heading_a_review or not naming_candidate(record) and _REVIEW_OF_WORK.match(text):
             return False  # a review's rating of what it reviews
         if _SELF_FIELD.search(record):
             return True  # a record about this answer ("candidate=self", "submission_id=\"this\"")
