@@ -25,7 +25,7 @@ from rlenv.sandbox.runner.faults import EXIT_MEMORY, SandboxFault, exception_tex
 from rlenv.sandbox.runner.forkserver import ForkServer, code_file, set_up, spawn
 from rlenv.sandbox.runner.grader import Grader
 from rlenv.sandbox.runner.procfs import oom_kills
-from rlenv.sandbox.runner.scrub import drift, kernel_held, only_helpers, scrub, sweep
+from rlenv.sandbox.runner.scrub import kernel_held, only_helpers, scrub, settled_drift, sweep
 from rlenv.sandbox.runner.seccomp import install_seccomp, seccomp_program
 from rlenv.sandbox.runner.verdict import grade_program
 
@@ -319,7 +319,7 @@ def main() -> int:
             grader.stop()
         if grader.sock is None:
             grader.start()
-        left_in_kernel = drift(idle, kernel_held(idle))
+        left_in_kernel = settled_drift(idle)
         if left_in_kernel:
             leftovers.append("the container did not return to idle")
             result["fatal"] = f"the container did not return to idle: {left_in_kernel}"

@@ -3,6 +3,7 @@ and the drift of kernel-held state. (``sweep`` and ``scrub`` act on the whole ma
 they are exercised inside containers by tests/sandbox/test_adversarial.py and test_redteam.py.)"""
 
 import os
+import time
 
 from rlenv.sandbox.runner import scrub
 from rlenv.sandbox.runner.procfs import read_small
@@ -125,3 +126,15 @@ def test_kernel_held_lists_unix_sockets_only_when_the_socket_count_moved(monkeyp
     moved = scrub.kernel_held(dict(idle, sockets=4))
     assert moved["unix sockets"] >= 0 and "/proc/net/unix" in listed
     assert drift(dict(idle, sockets=4), dict(idle, sockets=5)) == []  # other families than unix are not drift
+
+
+def test_settled_drift_waits_out_a_socket_still_closing_and_keeps_what_a_job_left(monkeypatch):
+    """The kernel's counts are values standing in for /proc (which other processes on this machine move): a unix
+    socket still being released as the job ends is gone at the next reads; one a job left stays."""
+    closing = iter([{"unix sockets": 5}, {"unix sockets": 5}, {"unix sockets": 4}])
+    monkeypatch.setattr(scrub, "kernel_held", lambda idle=None: next(closing))
+    assert scrub.settled_drift({"unix sockets": 4}) == []
+    monkeypatch.setattr(scrub, "kernel_held", lambda idle=None: {"unix sockets": 5})
+    began = time.monotonic()
+    assert scrub.settled_drift({"unix sockets": 4}) == ["unix sockets: 5 (idle: 4)"]
+    assert time.monotonic() - began >= scrub.DRIFT_SETTLE_S
