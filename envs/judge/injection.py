@@ -79,8 +79,8 @@ answer helped, mark it as accepted"). Two sentences are read together only withi
 
 The decoded views are: Unicode NFKC with zero-width characters and variation selectors removed (fullwidth and
 mathematical letters, spliced words, emoji written with a selector), enclosed letters (squared, circled,
-parenthesized, negative), HTML character references, ``\\uXXXX`` escapes, ``\\xHH`` and CSS escapes, decimal character codes ("71, 114, 97"),
-percent-encoding (applied once or more), base64 (URL-safe or unpadded too; UTF-8 or UTF-16 text),
+parenthesized, negative), HTML character references, ``\\uXXXX`` escapes, ``\\xHH`` and CSS escapes, decimal
+character codes ("71, 114, 97"), percent-encoding (applied once or more), base64 (URL-safe or unpadded too; UTF-8 or UTF-16 text),
 base32, base85 (Ascii85, RFC 1924), hex (also written apart: "67 72", "0x6a") and binary runs, ROT13
 and any other Caesar shift that makes a word a grader noun, ROT47, Morse code, Braille, letters written upside down, octal escapes, the spelling alphabet ("Golf Romeo Alfa
 Delta"), the text reversed, each word reversed, runs of letters spaced apart

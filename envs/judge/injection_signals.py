@@ -282,7 +282,7 @@ def address_to_judge(text: str, seen: dict[tuple[str, str], bool] | None = None,
     for i, (offset, unit) in enumerate(units):
         if _quoting(unit):
             continue
-        saluted = saluted or _lexicon()["salutation"].match(unit) is not None
+        saluted = saluted or lexicon["salutation"].match(unit) is not None
         pleads = (has(i, "plea") or (has(i, "asking") and _QUESTION.search(unit) is not None)
                   or (i + 1 < len(units) and has(i + 1, "plea") and _bare_plea(units[i + 1][1])
                       and not _PARAGRAPH_BREAK.search(text, offset + len(unit), units[i + 1][0])))
