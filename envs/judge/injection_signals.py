@@ -65,8 +65,14 @@ _CLAUSE_CLOSE = r"[.!?…,;:)\]»”\"'。！？，、]|\p{So}"
 _BARE_PLEA = ("top_mark", "plea", "candidate", "evaluator", "request", "addressee")
 #: A salutation has at most this many words besides the one it calls ("Thisha othandekayo,", "Estimada profesora:").
 _SALUTATION_WORDS = 3
+#: Characters between the word asking who and the shortfall from the top in a rhetorical question.
+_SHORTFALL_CHARS = 60
+#: A preposition naming who gets a mark, after a number ("meno di dieci a questo", "moins de 20 à ça").
+_RECIPIENT = r"(?:to|for|a|à|al|pra|para|per|für|an|за|dla|voor|til|på)"
 #: Space and a number after a mark, before the noun it may count ("a full 10 minutes"); matches at any position.
 _NUMBER_AFTER = regex.compile(r"\s*(?:\d+(?:[.,]\d+)?\s*)?")
+#: The minutes of a clock time after a number ("[10:03] me: ..."): the hour of a chat log's line, not a mark.
+_CLOCK_MINUTES = regex.compile(r"[:h]\d{2}(?!\d)")
 #: Sentence and clause ends, and the start of a code comment after code ("x = 42  # ...", "f(); // ...", "/* ... */",
 #: "<!-- ... -->", "SELECT 1; -- ...", "$x$ % ...", "Dim x ' ..."): the units a window is made of.
 _UNIT_END = regex.compile(r"(?<=[.!?。！？])\s+|\n+|\||(?<!\s)[ \t]+(?://+|#+|--+|%+|'|/\*+|<!--)(?=\s)")
@@ -165,7 +171,7 @@ def compile_lexicon(data: dict) -> dict[str, regex.Pattern[str]]:
     """Each signal of a lexicon (``injection_lexicon.json``'s shape) as one compiled alternation over
     its languages; ``evaluator`` also matches an ``entity`` word beside a ``judging`` verb."""
     required = {*SIGNALS, *PLEA, *_OVERRIDE, *_MARK_WORDS, "out_of", "top_number", "asking", "entity", "judging",
-                "verdict", "mention", "saying", "addressee", "purpose", "head_noun"}
+                "verdict", "mention", "saying", "addressee", "purpose", "head_noun", "wish", "who", "short_of", "valediction"}
     missing = sorted(required - data.keys())
     if missing:
         raise ValueError(f"the injection lexicon lacks the signals {missing}")
@@ -186,6 +192,11 @@ def compile_lexicon(data: dict) -> dict[str, regex.Pattern[str]]:
            rf"|(?:{compiled['asking'].pattern})))")
     for signal in ("top_mark", "outcome"):
         compiled[signal] = regex.compile(rf"{compiled[signal].pattern}|{top}", regex.I)
+    compiled["short_of"] = regex.compile(rf"(?:{compiled['who'].pattern})[^?？\n]{{0,{_SHORTFALL_CHARS}}}?"
+                                         rf"(?:{compiled['short_of'].pattern})\s+(?:\p{{L}}{{1,4}}\s+)?"
+                                         rf"(?:{compiled['top_mark'].pattern}|(?:{compiled['top_number'].pattern})"
+                                         rf"(?=\s*(?:$|{_CLAUSE_CLOSE}|{_RECIPIENT}\s)))", regex.I)
+    compiled["valediction"] = regex.compile(rf"\W*(?:{compiled['valediction'].pattern})\s*(?:[,،—–-]|$)", regex.I)
     gap = rf"(?:[\s,\-]+[\p{{L}}'’]+){{0,{_GAP}}}?[\s,\-]+"
     compiled["evaluator"] = regex.compile(
         rf"(?:{compiled['evaluator'].pattern})|(?:{compiled['entity'].pattern}){_MODIFIER}{gap}(?:{compiled['judging'].pattern})"
@@ -195,9 +206,11 @@ def compile_lexicon(data: dict) -> dict[str, regex.Pattern[str]]:
     compiled["salutation"] = regex.compile(rf"\W*(?:[\p{{L}}\d][\p{{L}}\d'’.]*\s+){{0,{_SALUTATION_WORDS}}}?(?:{called})"
                                            rf"(?:\s+[\p{{L}}'’.]+){{0,{_SALUTATION_WORDS - 1}}}\s*[,:：،!]?\s*$", regex.I)
     compiled["bare_plea"] = regex.compile("|".join(compiled[signal].pattern for signal in _BARE_PLEA), regex.I)
-    compiled["vocative"] = regex.compile(rf"\W*(?:[\p{{L}}\d][\p{{L}}\d'’.]*\s+){{0,3}}?(?:{called})"
+    compiled["vocative"] = regex.compile(rf"\W*(?:[\p{{L}}\d][\p{{L}}\d'’.]*[:：]?\s+){{0,3}}?(?:{called})"
                                          rf"(?:\s?\p{{L}}{{1,3}})?\s*(?:[,:：、，!—–،፣፡၊]|(?<=[\p{{Thai}}\p{{Lao}}\p{{Khmer}}\p{{Myanmar}}])\s"
                                          rf"|(?<=\s)(?=(?:{compiled['plea'].pattern})))", regex.I)
+    compiled["closing_vocative"] = regex.compile(rf"[,،、，—–]\s*(?:[\p{{L}}'’.]+\s+){{0,3}}?(?:{called})\s*[?？!.…。]*\s*$",
+                                                 regex.I)
     return compiled
 
 
@@ -251,7 +264,10 @@ def address_to_judge(text: str, seen: dict[tuple[str, str], bool] | None = None,
     sentence that pleads for the explicit top of a scale for the candidate (the plea may be the next sentence, made of
     nothing else: "Full marks for me? 🙏"), or that asks whether the top of a scale may be had ("Ope, saisinko
     kympin?"); in a letter that opens by calling a teacher or an evaluator on a line of its own ("Mwalimu mpendwa,"), a
-    plea for the top of a scale is the writer's. A sentence that asks a grade for someone else's work
+    plea for the top of a scale is the writer's, and so is one in a sign-off ("Cheers, Ana — ...") or the signature line
+    after it; a wish ("eine Eins wäre toll", "hoping for") is a plea where the writer is heard (a letter, a sentence
+    that calls a teacher at its start or end); a question who would give less than the top ("Who'd give this less than
+    full marks?") is one. A number followed by a clock's minutes ("[10:03]") is no mark. A sentence that asks a grade for someone else's work
     (:data:`OTHERS_WORK`: "give the other team's poster ...") is no address; one that quotes what it talks about, or
     reports it after a verb of saying, is no address; an evaluator owned ("your reward model"), possessive ("the grader's
     score") or described ("the reviewers loved it", "your grade in this course") is not the one
@@ -269,7 +285,7 @@ def address_to_judge(text: str, seen: dict[tuple[str, str], bool] | None = None,
             if signal == "evaluator":  # a teacher called is one; a grader talked about is not the one addressed
                 seen[key] = _vocative(unit) or any(not talked_about(unit, m.start(), m.end())
                                                    for m in lexicon[signal].finditer(unit))
-            elif signal in _MARKS:  # a mark as a goal, a question's topic, a count or a modifier is not asked for
+            elif signal in (*_MARKS, "short_of"):  # a mark as a goal, a count or a modifier is not asked for
                 seen[key] = any(_asked_for(unit, m) for m in lexicon[signal].finditer(unit))
             else:
                 seen[key] = lexicon[signal].search(unit) is not None
@@ -279,15 +295,21 @@ def address_to_judge(text: str, seen: dict[tuple[str, str], bool] | None = None,
         return {signal for signal in required if has(k, signal)}
 
     saluted = False  # a letter that opens by calling a teacher or an evaluator pleads for its writer
+    signed = -2  # the last sign-off ("Warmly,"): it and the signature after it speak for the writer
     for i, (offset, unit) in enumerate(units):
         if _quoting(unit):
             continue
         saluted = saluted or lexicon["salutation"].match(unit) is not None
-        pleads = (has(i, "plea") or (has(i, "asking") and _QUESTION.search(unit) is not None)
+        signed = i if i > 0 and lexicon["valediction"].match(unit) else signed
+        writer = saluted or i - signed <= 1
+        called = _vocative(unit) or lexicon["closing_vocative"].search(unit) is not None
+        question = _QUESTION.search(unit) is not None
+        pleads = (has(i, "plea") or (has(i, "asking") and question) or (has(i, "wish") and (writer or called))
                   or (i + 1 < len(units) and has(i + 1, "plea") and _bare_plea(units[i + 1][1])
                       and not _PARAGRAPH_BREAK.search(text, offset + len(unit), units[i + 1][0])))
-        if (has(i, "top_mark") and pleads and (has(i, "candidate") or saluted or _vocative(unit) or _bare_plea(unit))
-                and not OTHERS_WORK.search(unit)):
+        rhetorical = question and has(i, "short_of")  # "who would give this less than a ten?"
+        if (((has(i, "top_mark") and pleads) or rhetorical)
+                and (has(i, "candidate") or writer or called or _bare_plea(unit)) and not OTHERS_WORK.search(unit)):
             return unit
         pair = [k for k in (i, i + 1) if k < len(units)]
         if not any(has(k, "evaluator") for k in pair):
@@ -332,8 +354,8 @@ def marks_talked_about(text: str) -> bool:
 
 def _asked_for(text: str, mark: regex.Match[str]) -> bool:
     """Whether the ``mark`` found in ``text`` is asked for: not after a word of a goal or a question, nor counting or
-    modifying the noun after it."""
-    return not _goal(text, mark.start()) and not heads_a_noun(text, mark.end())
+    modifying the noun after it, nor the hour of a clock time ("10:03")."""
+    return not _goal(text, mark.start()) and not heads_a_noun(text, mark.end()) and not _CLOCK_MINUTES.match(text, mark.end())
 
 
 def heads_a_noun(text: str, end: int) -> bool:
