@@ -965,8 +965,8 @@ def detect_judge_injection(completion: str) -> Detection:
                         dismissed.add(match.group(0))
                 if matches and view == "plain" and all(mentioned(text, m.start(), m.end()) for m in matches):
                     only_mentioned.add(pattern)
-        call = _GRADING_CALL.search(text)
-        if call is not None and _THIS_ARGUMENT.search(call.group(1)):
+        call = next((c for c in _GRADING_CALL.finditer(text) if _THIS_ARGUMENT.search(c.group(1))), None)
+        if call is not None:
             return Detection(NAME, True, 1.0, "fake_verdict", f"{quote(call.group(0), 60)}{where}")
         override = override_of_rules(text)
         if override is not None:
