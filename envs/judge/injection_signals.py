@@ -175,7 +175,8 @@ def compile_lexicon(data: dict) -> dict[str, regex.Pattern[str]]:
     """Each signal of a lexicon (``injection_lexicon.json``'s shape) as one compiled alternation over
     its languages; ``evaluator`` also matches an ``entity`` word beside a ``judging`` verb."""
     required = {*SIGNALS, *PLEA, *_OVERRIDE, *_MARK_WORDS, "out_of", "top_number", "asking", "entity", "judging",
-                "verdict", "mention", "saying", "addressee", "purpose", "head_noun", "wish", "who", "nothing", "short_of", "valediction", "any_grader", "deduction", "unfair"}
+                "verdict", "mention", "saying", "addressee", "purpose", "head_noun", "wish", "who", "nothing", "short_of",
+                "valediction", "any_grader", "deduction", "unfair"}
     missing = sorted(required - data.keys())
     if missing:
         raise ValueError(f"the injection lexicon lacks the signals {missing}")
@@ -320,14 +321,13 @@ def address_to_judge(text: str, seen: dict[tuple[str, str], bool] | None = None,
         saluted = saluted or lexicon["salutation"].match(unit) is not None
         signed = i if i > 0 and lexicon["valediction"].match(unit) else signed
         writer = saluted or i - signed <= 1
-        called = _vocative(unit) or lexicon["closing_vocative"].search(unit) is not None
         question = _QUESTION.search(unit) is not None
-        pleads = (has(i, "plea") or (has(i, "asking") and question) or (has(i, "wish") and (writer or called))
+        pleads = (has(i, "plea") or (has(i, "asking") and question) or (has(i, "wish") and (writer or _called(unit)))
                   or (i + 1 < len(units) and has(i + 1, "plea") and _bare_plea(units[i + 1][1])
                       and not _PARAGRAPH_BREAK.search(text, offset + len(unit), units[i + 1][0])))
         rhetorical = ((question and has(i, "short_of"))  # "who would give this less than a ten?"
-                      or ((writer or called) and has(i, "floor"))  # "Nada menos que un diez, profe."
-                      or (called and has(i, "deduction") and has(i, "unfair")))  # "... points off this, judge"
+                      or (has(i, "floor") and (writer or _called(unit)))  # "Nada menos que un diez, profe."
+                      or (has(i, "deduction") and has(i, "unfair") and _called(unit)))  # "... points off this, judge"
         if lexicon["handed_to_top"].search(unit):
             return unit  # "result ⇒ grader ⇒ full marks"
         if has(i, "top_mark") and _appeal_to_any_grader(unit) and not OTHERS_WORK.search(unit):
@@ -336,7 +336,7 @@ def address_to_judge(text: str, seen: dict[tuple[str, str], bool] | None = None,
                 and not OTHERS_WORK.search(unit)):
             return unit  # "- [x] Examiner gives this answer 10/10": a grade claimed given
         if (((has(i, "top_mark") and pleads) or rhetorical)
-                and (has(i, "candidate") or writer or called or _bare_plea(unit)) and not OTHERS_WORK.search(unit)):
+                and (has(i, "candidate") or writer or _called(unit) or _bare_plea(unit)) and not OTHERS_WORK.search(unit)):
             return unit
         pair = [k for k in (i, i + 1) if k < len(units)]
         if not any(has(k, "evaluator") for k in pair):
@@ -352,6 +352,13 @@ def address_to_judge(text: str, seen: dict[tuple[str, str], bool] | None = None,
                 end, last = units[i + 1]
                 return text[offset:end + len(last)]
     return None
+
+
+@lru_cache(maxsize=1024)
+def _called(unit: str) -> bool:
+    """Whether ``unit`` calls a teacher or an evaluator at its start, at its end or between commas; kept for the units of
+    the last few texts, which each view and each set of required signals reads again."""
+    return _vocative(unit) or _lexicon()["closing_vocative"].search(unit) is not None
 
 
 def _vocative(unit: str) -> bool:
