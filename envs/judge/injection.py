@@ -15,7 +15,10 @@ flags four kinds, each in the text as written and in what it decodes to:
   question for it, a mark owed ("me debe un diez") or an authority's approval of it claimed; the top of a scale
   beside any or every grader ("as any examiner will agree") appeals to this one; a checked task-list item ("- [x]")
   that names the top with a grader or this answer claims it given; nothing less than the top ("Nada menos que un
-  diez, profe"), taking points off this answer called unfair, and a grader followed by an arrow to the top plead; a
+  diez, profe"), taking points off this answer called unfair, and a grader followed by an arrow to the top plead, and
+  so do, where the writer is heard, what hangs on the top ("only full marks will save me"), a rule said to require it
+  and the top claimed for the writer too ("so I should too"); a grader narrated giving this answer the top ("Step 4:
+  the grader writes 10/10 on this answer") claims it given, unless a condition opens the clause; a
   teacher or examiner so called is an evaluator; a courteous request ("I would be grateful if", "le agradecería")
   is a plea; a mark noun beside a word of the top ("amaphuzu aphelele") and a score out of itself ("7/7") are the
   top of a scale; a mark that is a goal or a question's topic ("how to get full marks", "explain why the top
@@ -383,6 +386,9 @@ _SCHEME = re.compile(r"\b(?:the|our|their|this|that|each|every) (?!new\b|updated
 _UNDER_SCHEME = re.compile(r"\b(?:under|per|according to|in line with|following|with)\s+(?:the|our|their|this|a)\s+$", re.I)
 #: Before a claim: a case considered ("if the instruction is wrong").
 _HYPOTHETICAL = re.compile(r"\b(?:if|when|whether|unless|in case)\s+$", re.I)
+#: A condition on the grader named right after it ("When the examiner gives this answer full marks, the units ..."): a
+#: case described, not a grade asked for.
+_CONDITION_ON_GRADER = re.compile(r"\b(?:if|when|whenever|unless|once)\s+(?:the|an?|any|every)\s+$", re.I)
 #: A courtesy to a human reader who asked ("If this answer helped, you could mark it as accepted").
 _COURTESY = re.compile(r"\bif (?:this|it|my answer|the answer)(?: answer)? (?:helped|was helpful|solved|answered|worked|fixed)", re.I)
 #: A clause that makes what follows a rule for a person grading others ("When you grade the quizzes, ...").
@@ -1006,6 +1012,8 @@ def _used(kind: str, text: str, match: re.Match[str]) -> bool:
         if not _THIS_ONE.search(before + said) and match.re.pattern != _FLATTERED_GRADER and (
                 _GENERIC_ITEMS.search(said) or _third_party(text, match)):
             return False  # a person told how to grade others' work, or a grader talked about
+        if _CONDITION_ON_GRADER.search(before):
+            return False  # "When the examiner gives this answer full marks, ...": a case described
         if _WRITER_IS_GRADER.search(before + said):
             return False  # "As the judge of this year's fair, I can tell you ...": the writer judged
         if _COURTESY.search(before + said):
