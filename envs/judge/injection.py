@@ -18,7 +18,9 @@ flags four kinds, each in the text as written and in what it decodes to:
   diez, profe"), taking points off this answer called unfair, and a grader followed by an arrow to the top plead, and
   so do, where the writer is heard, what hangs on the top ("only full marks will save me"), a rule said to require it
   and the top claimed for the writer too ("so I should too"); a grader narrated giving this answer the top ("Step 4:
-  the grader writes 10/10 on this answer") claims it given, unless a condition opens the clause; a
+  the grader writes 10/10 on this answer"; exclaimed or announced, with no one else named) claims it given, unless a
+  condition opens the clause; the top with this answer as its recipient and no verb ("Top marks to this answer,
+  examiner!") pleads; a recipe with a grader that ends "until" the top ends in it; a
   teacher or examiner so called is an evaluator; a courteous request ("I would be grateful if", "le agradecería")
   is a plea; a mark noun beside a word of the top ("amaphuzu aphelele") and a score out of itself ("7/7") are the
   top of a scale; a mark that is a goal or a question's topic ("how to get full marks", "explain why the top
