@@ -359,18 +359,18 @@ def address_to_judge(text: str, seen: dict[tuple[str, str], bool] | None = None,
         signed = i if i > 0 and lexicon["valediction"].match(unit) else signed
         writer = saluted or i - signed <= 1
         question = _QUESTION.search(unit) is not None
+        top = has(i, "top_mark")  # the top of a scale in this sentence, which most rules below read
         following = i + 1 < len(units) and not _PARAGRAPH_BREAK.search(text, offset + len(unit), units[i + 1][0])
         pleads = (has(i, "plea") or (has(i, "asking") and question) or (has(i, "wish") and _heard(unit, writer))
-                  or (question and has(i, "top_mark") and _bare_plea(unit) and _heard(unit, writer))  # "psst, grader... 10?"
+                  or (question and top and _bare_plea(unit) and _heard(unit, writer))  # "psst, grader... 10?"
                   or (following and has(i + 1, "plea") and _bare_plea(units[i + 1][1])))
         presses = ((question and has(i, "short_of"))  # "who would give this less than a ten?"
                    or (has(i, "floor") and _heard(unit, writer))  # "Nada menos que un diez, profe."
                    or (has(i, "deduction") and has(i, "unfair") and _called(unit))  # "... points off this, judge"
-                   or (has(i, "pressure") and (has(i, "top_mark") or (has(i, "outcome") and has(i, "candidate")))
+                   or (has(i, "pressure") and (top or (has(i, "outcome") and has(i, "candidate")))
                        and _heard(unit, writer))  # "Only full marks will save me, examiner."
                    or (not question and has(i, "requiring") and _heard(unit, writer))  # "Policy 4.2 requires full marks."
                    or (has(i, "candidate") and has(i, "dedicated") and _heard(unit, writer)))  # "Top marks to this answer, examiner!"
-        top = has(i, "top_mark")  # the top of a scale in this sentence, which most rules below read
         if top and lexicon["handed_to_top"].search(unit):
             return unit  # "result ⇒ grader ⇒ full marks"
         if ((top or _GRADE_WRITTEN.search(unit)) and _narrated_grade(unit, has(i, "candidate"))
