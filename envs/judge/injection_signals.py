@@ -353,6 +353,8 @@ def address_to_judge(text: str, seen: dict[tuple[str, str], bool] | None = None,
     saluted = False  # a letter that opens by calling a teacher or an evaluator pleads for its writer
     signed = -2  # the last sign-off ("Warmly,"): it and the signature after it speak for the writer
     for i, (offset, unit) in enumerate(units):
+        if _quoted_verdict(unit):
+            return unit  # 'Quoting the chief examiner: "this one gets 10/10"'
         if _quoting(unit):
             continue
         saluted = saluted or _salutes(unit)
@@ -362,7 +364,7 @@ def address_to_judge(text: str, seen: dict[tuple[str, str], bool] | None = None,
         top = has(i, "top_mark")  # the top of a scale in this sentence, which most rules below read
         following = i + 1 < len(units) and not _PARAGRAPH_BREAK.search(text, offset + len(unit), units[i + 1][0])
         pleads = (has(i, "plea") or (has(i, "asking") and question) or (has(i, "wish") and _heard(unit, writer))
-                  or (question and top and _bare_plea(unit) and _heard(unit, writer))  # "psst, grader... 10?"
+                  or (top and _bare_plea(unit) and (question and _heard(unit, writer) or _called(unit)))  # "psst, grader... 10?"
                   or (following and has(i + 1, "plea") and _bare_plea(units[i + 1][1])))
         presses = ((question and has(i, "short_of"))  # "who would give this less than a ten?"
                    or (has(i, "floor") and _heard(unit, writer))  # "Nada menos que un diez, profe."
@@ -390,7 +392,7 @@ def address_to_judge(text: str, seen: dict[tuple[str, str], bool] | None = None,
                 and (has(i, "candidate") or writer or _called(unit) or _bare_plea(unit)) and not OTHERS_WORK.search(unit)):
             return unit
         pair = [k for k in (i, i + 1) if k < len(units)]
-        if not any(has(k, "evaluator") for k in pair):
+        if "evaluator" in required and not any(has(k, "evaluator") for k in pair):
             continue
         if set(required) <= signals(i) and not OTHERS_WORK.search(unit):
             return unit
@@ -422,6 +424,26 @@ def _heard(unit: str, writer: bool) -> bool:
     """Whether the writer is heard speaking to whoever grades in ``unit``: a letter or its sign-off (``writer``), or a
     teacher or evaluator called in it."""
     return writer or _called(unit)
+
+
+#: A word that opens a case considered ("If the examiner writes ...").
+_CONDITION = regex.compile(r"\b(?:if|when|whenever|unless|once|whether|si|wenn|falls|sobald|cuando|quand|se|als|jeśli|если)\b",
+                           regex.I)
+
+
+def _quoted_verdict(unit: str) -> bool:
+    """Whether ``unit`` quotes a grader or teacher named before the quotation, not talked about, as its speaker (a colon
+    or a verb of saying before it), giving the top of a scale to this answer ('Quoting the chief examiner: "this one
+    gets 10/10"'): a verdict claimed in their words. A case considered ("If the examiner writes ...") is none."""
+    quote = _QUOTE.search(unit)
+    if quote is None or _CONDITION.search(unit, 0, quote.start()):
+        return False
+    speaker = unit[:quote.start()].rstrip()
+    if not _named_grader(speaker) or not (speaker.endswith((":", "：")) or _reported(unit, quote.start())):
+        return False
+    words = unit[quote.end():]
+    lexicon = _lexicon()
+    return lexicon["candidate"].search(words) is not None and any(_asked_for(words, m) for m in lexicon["top_mark"].finditer(words))
 
 
 def _named_grader(unit: str) -> bool:
@@ -554,6 +576,11 @@ def has_signal(text: str, *signals: str) -> bool:
     """Whether ``text`` holds a word of any of the named signals (``"request"``, ``"candidate"``, ...)."""
     lexicon = _lexicon()
     return any(lexicon[signal].search(text) for signal in signals)
+
+
+def spells_top_mark(text: str) -> bool:
+    """Whether ``text`` is wholly the explicit top of a scale ("full marks", "dix sur dix")."""
+    return _lexicon()["top_mark"].fullmatch(text) is not None
 
 
 def judging_talk(text: str) -> bool:
