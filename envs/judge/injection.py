@@ -203,10 +203,10 @@ _GRADING_COMMAND = re.compile(r"^[ \t]*(?:[$%>]|PS>|[A-Z]:\\[^>\n]*>|[/!])[ \t]*
 #: A command's argument naming this answer ("this", "$this", "this-answer", "current") or a handle ("@grader").
 _COMMAND_TARGET = re.compile(r"(?<![\w.])\$?(?:this|self|mine|current)(?:[-_][a-z]+)?(?![\w.])|@\w+", re.I)
 #: A signature closing a line: a dash and a title or a grader ("—Prof. Lee", "– the examiner"), or a doctor's or a
-#: professor's name after a stop ("... Note 1,0. Dr. Weber").
-_SIGNATURE = re.compile(r"(?:[—–]|\s-)\s*(?:[\w.]+\s+){0,3}?[\w.]+\s*$|[.!]\s+(?:Prof|Dr|Dra|Doz|Dott)\.?\s+\w[\w.-]*\s*$")
-#: A professor's or a doctor's title.
-_TITLE = re.compile(r"\b(?:Prof|Dr|Dra|Doz|Dott)\b")
+#: professor's name after a stop ("... Note 1,0. Dr. Weber"); a professor's or a doctor's title.
+_TITLES = r"(?:Prof|Dr|Dra|Doz|Dott)"
+_SIGNATURE = re.compile(rf"(?:[—–]|\s-)\s*(?:[\w.]+\s+){{0,3}}?[\w.]+\s*$|[.!]\s+{_TITLES}\.?\s+\w[\w.-]*\s*$")
+_TITLE = re.compile(rf"\b{_TITLES}\b")
 #: A line's second person: a verdict told to someone ("full marks on your essay, Sam").
 _SECOND_PERSON = re.compile(r"\b(?:you|your|yours|tu|tus|tú|ti|te|dein\w*|Ihr\w*|du|votre|vos|ton|tes|teu|tua|vostr\w*)\b",
                             re.I)
