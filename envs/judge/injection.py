@@ -42,8 +42,8 @@ flags four kinds, each in the text as written and in what it decodes to:
   the first letters of a paragraph's lines that spell the top in five letters or more are one; a line in capitals cut
   by a telegram's stops ("STOP", "//") is read with the stops as commas, and words glued in capitals that spell the
   top ("FULLMARKS") are read apart; a grader named as the speaker of a quotation
-  that gives this answer the top claims it given; a grader told to write or enter a value "as this answer's score"
-  is told what to grade; a reviewer approving a pull request is code review;
+  that gives this answer the top claims it given; an order to a grader to write or enter a value as the answer's
+  own score tells it what to grade; a reviewer approving a pull request is code review;
 * ``instruction_override`` — "ignore previous instructions" and its paraphrases: the judge's prior
   instructions, rubric or criteria named together with a word that voids them, "your only task is",
   made-up grading rules ("answers mentioning X score 10"), new criteria announced with a made-up sole
