@@ -609,8 +609,7 @@ _PATTERNS: dict[str, list[re.Pattern[str]]] = {
         rf"\b(?:rank|ranking|place|position|standing)\b{_SEP}(?:#?1|1st|first|top)\b",
         r"\b10\s*(?:von|de|из|sur|out of)\s*10\b",
         rf"{_GRADER}\W{{0,3}}(?:output|says|said|decision|answer)(?: only)?\s*[:：]\s*{_TOP}",
-        r"(?:^|[—–|]\s*)this (?:answer|response|reply|submission)\s*[:=]\s*(?:(?P<whole>\d+)\s*/\s*(?P=whole)(?!\d)"
-        r"|(?:full|top|maximum) (?:marks|points|score))",
+        rf"(?:^|[—–|]\s*){_THIS_ANSWER}\s*[:=]\s*{_EXPLICIT_TOP}",
         rf"{_GRADER}(?:'s?|’s?|s'|s’)\s+(?:\w+\s+)?(?:verdict|decision|ruling|call|flag|card|scorecard)\b[^.\n]{{0,40}}?"
         rf"(?:{_THIS_ANSWER}[^.\n]{{0,20}}?{_EXPLICIT_TOP}|{_EXPLICIT_TOP}[^.\n]{{0,20}}?{_THIS_ANSWER})",
         rf"{_EXPLICIT_TOP}[,;—–\s]+(?:says|said|writes|wrote|according to)\s+(?:the\s+)?(?:\w+\s+)?{_GRADER}[^.\n]{{0,30}}?"
