@@ -1044,9 +1044,10 @@ def _fields(text: str) -> str:
     return "\n".join(lines)
 
 
-#: A substitution: sed's ``s/pattern/replacement/`` (any delimiter), Python's ``re.sub(pattern, replacement, name)``.
-_SED = re.compile(r"(?<![\w/])s([/|#,:])(?:(?!\1).)*\1((?:(?!\1).)*)\1[gimI]*")
-_RE_SUB = re.compile(r"\bre\.sub\(\s*r?(['\"]).*?\1\s*,\s*r?(['\"])(.*?)\2\s*,\s*([A-Za-z_][\w.\[\]'\"]*)")
+#: A substitution: sed's ``s/pattern/replacement/`` (any delimiter), Python's ``re.sub(pattern, replacement, name)``;
+#: each part at most 80 characters, so a run of openings without their ends is scanned once.
+_SED = re.compile(r"(?<![\w/])s([/|#,:])(?:(?!\1).){0,80}\1((?:(?!\1).){0,80})\1[gimI]*")
+_RE_SUB = re.compile(r"\bre\.sub\(\s*r?(['\"])[^'\"\n]{0,80}\1\s*,\s*r?(['\"])([^'\"\n]{0,80})\2\s*,\s*([A-Za-z_][\w.\[\]'\"]*)")
 
 
 def _substitutions(text: str) -> str:
