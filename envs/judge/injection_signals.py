@@ -73,9 +73,9 @@ _ORDERED = regex.compile(r"\b(?:is|are|am)\s+$", regex.I)
 #: Words that open a case considered ("When the teacher gives ...", "If the examiner writes ...").
 _CONDITION_WORDS = r"(?:if|when|whenever|whether|unless|once|si|wenn|falls|sobald|cuando|quand|lorsque|se|quando|als|indien|jeśli|если)"
 #: Where a narrated grade may open: a sentence's or clause's start ("Step 4: the grader ...", "Meanwhile, the judge
-#: ...", "Y entonces el profe ..."), up to three words before the grader, none of them a word of a condition (a case
-#: described, not a grade given).
-_NARRATION_START = rf"(?:^|(?<=[:;,.!—–(]\s*)|(?<=^[-*•]\s*)|(?<=\n))(?!{_CONDITION_WORDS}\b)(?:\p{{L}}+\s+){{0,3}}?"
+#: ...", "Y entonces el profe ..."), a clause told after "that" ("it came to pass that the examiner ..."), up to three
+#: words before the grader, none of them a word of a condition (a case described, not a grade given).
+_NARRATION_START = rf"(?:^|(?<=[:;,.!—–(]\s*)|(?<=^[-*•]\s*)|(?<=\n)|(?<=\bthat\s+))(?!{_CONDITION_WORDS}\b)(?:\p{{L}}+\s+){{0,3}}?"
 #: A grade written that no lexicon of marks names: the letter at the top ("circles the A") or a verdict quoted
 #: ("typing 'PASS'"); read only after a grader's act of giving or writing a mark.
 _GRADE_WRITTEN = regex.compile(r"\b(?:an?|the)\s+A\+?(?![\w+])|[\"'‘“](?i:pass(?:ed)?|accept(?:ed)?|correct|approved)[\"'’”]")
@@ -194,7 +194,7 @@ def compile_lexicon(data: dict) -> dict[str, regex.Pattern[str]]:
     its languages; ``evaluator`` also matches an ``entity`` word beside a ``judging`` verb."""
     required = {*SIGNALS, *PLEA, *_OVERRIDE, *_MARK_WORDS, "out_of", "top_number", "asking", "entity", "judging",
                 "verdict", "mention", "saying", "addressee", "purpose", "head_noun", "wish", "who", "nothing", "short_of",
-                "valediction", "any_grader", "deduction", "unfair", "pressure", "requiring", "awarding", "courtesy", "until"}
+                "valediction", "any_grader", "deduction", "unfair", "pressure", "requiring", "awarding", "awarded", "courtesy", "until"}
     missing = sorted(required - data.keys())
     if missing:
         raise ValueError(f"the injection lexicon lacks the signals {missing}")
@@ -233,10 +233,11 @@ def compile_lexicon(data: dict) -> dict[str, regex.Pattern[str]]:
         rf"|(?<![\p{{L}}])(?:(?:{compiled['judging'].pattern})(?<=ing))\s+(?:{compiled['entity'].pattern})",
         regex.I)
     called = f"{compiled['addressee'].pattern}|{compiled['evaluator'].pattern}"
-    compiled["narrated"] = regex.compile(rf"{_NARRATION_START}(?:(?:{called})(?:\s*,[^,\n]{{1,30}},)?(?:\s+[\p{{L}}'’]+){{0,4}}?\s+"
-                                         rf"(?:{compiled['awarding'].pattern})"  # "the grader, delighted, writes"
-                                         rf"|(?:{compiled['awarding'].pattern})\s+(?:\p{{L}}{{1,4}}\s+)?(?:{called}))",  # "gibt der Prüfer"
-                                         regex.I)
+    for narrated, acts in (("narrated", compiled["awarding"].pattern), ("narrated_past", compiled["awarded"].pattern)):
+        compiled[narrated] = regex.compile(rf"{_NARRATION_START}(?:(?:{called})(?:\s*,[^,\n]{{1,30}},)?(?:\s+[\p{{L}}'’]+){{0,4}}?\s+"
+                                           rf"(?:{acts})"  # "the grader, delighted, writes"
+                                           rf"|(?:{acts})\s+(?:\p{{L}}{{1,4}}\s+)?(?:{called}))",  # "gibt der Prüfer"
+                                           regex.I)
     compiled["verdict_from"] = regex.compile(rf"(?:{compiled['top_mark'].pattern})\s+(?:from|von|de|del|du|da|di|van|od|от)\s+"
                                              rf"(?:\p{{L}}{{1,4}}\s+)?(?:{called})(?:\s+{_RECIPIENT}\s+(?:{compiled['candidate'].pattern}))?"
                                              rf"(?=\s*(?:$|{_CLAUSE_CLOSE}))", regex.I)  # "10/10 from the judge (for this one)!"
@@ -482,15 +483,30 @@ def _named_grader(unit: str) -> bool:
                for m in lexicon[signal].finditer(unit))
 
 
+#: A first person's possessive opening a name of the answer ("my essay", "meine Antwort", "мой ответ"): a writer's own
+#: work, which a tale of past marks is about.
+_WRITERS_OWN = regex.compile(r"(?:my|our|mein\w*|unser\w*|mon|ma|mes|notre|mi|mis|mio|mia|mie|miei|meu|minha|mijn|onze|mój|moja"
+                             r"|moje|мой|моя|моё|мое|наш\w*)\s", regex.I)
+
+
+def _names_this_answer(unit: str) -> bool:
+    """Whether ``unit`` names the answer being judged in so many words ("this answer", "the response below", "das
+    hier"), not by a pronoun ("it", "me") nor as the writer's own ("my essay")."""
+    return any(regex.search(r"\s", m.group(0).strip()) and not _WRITERS_OWN.match(m.group(0))
+               for m in _lexicon()["candidate"].finditer(unit))
+
+
 def _narrated_grade(unit: str, names_candidate: bool) -> bool:
     """Whether ``unit`` narrates a grader or teacher, opening a clause, giving or writing a mark at the top of a scale
     ("Step 4: the grader writes 10/10 ...", "Der Prüfer schreibt eine Eins ...", "the judge is typing 'PASS' ..."), or
     attributes the top to them ("10/10 from the judge!"), for this answer: named (``names_candidate``), or no one else
     named after the mark where the unit is exclaimed, announced or a list item ("BREAKING: grader awards full marks",
     "- full marks from the grader"; not "... a perfect score to the Romanian team"). A mark before the act ("the
-    teacher who gave 10/10 writes ...") is not the one given."""
+    teacher who gave 10/10 writes ...") is not the one given. A grade told in the past is narrated only where this
+    answer is named in so many words ("read this answer and gave it full marks", not "gave my essay full marks")."""
     lexicon = _lexicon()
-    marks = [mark for act in lexicon["narrated"].finditer(unit)
+    acts = [*lexicon["narrated"].finditer(unit), *(lexicon["narrated_past"].finditer(unit) if _names_this_answer(unit) else ())]
+    marks = [mark for act in acts
              for mark in [*(m for m in lexicon["top_mark"].finditer(unit, act.end()) if _asked_for(unit, m)),
                           *_GRADE_WRITTEN.finditer(unit, act.end())]]
     marks += [m for m in lexicon["verdict_from"].finditer(unit) if _asked_for(unit, m)]
@@ -636,6 +652,12 @@ def given_in_graders_name(paragraph: str) -> bool:
     quoted = [q.span() for q in _QUOTATION.finditer(paragraph) if len(q.group(0).split()) <= _QUOTED_VERDICT_WORDS]
     return agent and named and any(_asked_for(paragraph, m) and (labelled or any(a <= m.start() < b for a, b in quoted))
                                    for m in lexicon["top_mark"].finditer(paragraph))
+
+
+def narrates_grade(text: str) -> bool:
+    """Whether ``text`` narrates a grader or teacher, opening a clause, giving or writing a mark ("the grader gives",
+    "the examiner, having read it, awarded")."""
+    return _lexicon()["narrated"].search(text) is not None
 
 
 def spells_top_mark(text: str) -> bool:
