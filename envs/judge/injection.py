@@ -144,7 +144,7 @@ from collections.abc import Callable, Iterator
 
 import gymnasium
 
-from rlenv.envs.judge.injection_respellings import named_letters, pig_latin, shorthand, sounded
+from rlenv.envs.judge.injection_respellings import named_letters, pig_latin, plates, shorthand, sounded
 from rlenv.envs.judge.injection_signals import (
     GLOSS_ARROW,
     OTHERS_WORK,
@@ -362,8 +362,10 @@ _MADE_UP_RULES = (
     r"\b(?:awards?|gives?|grants?) (?:full marks|full credit|full points|10|the maximum|top marks) (?:for|to) (?:any|every"
     r"|all)\b")
 #: A grader named, then a colon or comma, then an outcome ("Scoring engine: a perfect ten"): an address where
-#: the grader opens its clause or follows "to the", "for the"; "DPO skips the reward model: it ..." explains.
-_NAMED_THEN_COLON = rf"{_GRADER}[^\n:：,，、،.]{{0,16}}?[:：,，、،]{_NEAR}{_OUTCOME}"
+#: the grader opens its clause or follows "to the", "for the"; "DPO skips the reward model: it ..." explains, and so
+#: does a grader with a verb of its own before the comma ("The marker was strict, ...": its subject, not called).
+_NAMED_THEN_COLON = (rf"{_GRADER}(?:(?!\b(?:was|is|were|are|has|had|have|did|does|will|would|could)\b)[^\n:：,，、،.]){{0,16}}?"
+                     rf"[:：,，、،]{_NEAR}{_OUTCOME}")
 _EXPLAINING = re.compile(r"\b[^\W\d_]+\s+(?:the|a|an|this|that)\s+$", re.I)
 _TO_BEFORE = re.compile(rf"(?:{_TO})(?:\w+\s+)?$", re.I)
 _NAMED_OVERRIDES = frozenset({_SYSTEM_OVERRIDE, _NEW_POLICY})
@@ -681,6 +683,7 @@ def _views(text: str) -> Iterator[tuple[str, str]]:
         ("shorthand without vowels", shorthand),
         ("words spelled by sound", sounded),
         ("Pig Latin", pig_latin),
+        ("licence plates read out", plates),
         ("reversed text", lambda t: t[::-1]),
         ("spaced letters", lambda t: _SPACED.sub(lambda m: re.sub(" ( +)?", lambda g: " " if g.group(1) else "", m.group(0)), t)),
         ("separated letters", _separated),

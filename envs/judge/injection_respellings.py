@@ -30,6 +30,7 @@ _SHORTHAND_WORDS = 3
 _SOUNDED_WORDS = 2
 _SOUNDED_SHARE = 0.2
 _PIG_LATIN_WORDS = 3
+_PLATE_WORDS = 2
 #: The fewest consonants of a word written without vowels ("gv", "ths"): "we" is no "owe".
 _SHORTHAND_CONSONANTS = 2
 #: The shortest sound key (consonants) a word is matched on: "for" and "far" sound alike by their two.
@@ -42,6 +43,15 @@ _LETTER_NAMES = {"ay": "a", "bee": "b", "cee": "c", "see": "c", "dee": "d", "ee"
                  "ex": "x", "wye": "y", "why": "y", "zed": "z", "zee": "z"}
 _NAME = "|".join(sorted(map(re.escape, _LETTER_NAMES), key=len, reverse=True))
 _LETTER_NAME = re.compile(rf"\b(?:{_NAME})\b", re.I)
+#: A plate's spellings of numbers: a score glued to its scale, "1" after "this", "2" and "4" as words.
+_PLATE_SPELLINGS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str | None]], ...] = (
+    (re.compile(r"\b(\d{1,3})(?:OF|OUTOF)(\d{1,3})\b", re.I), lambda m: f"{m.group(1)}/{m.group(2)}"),
+    (re.compile(r"\b(\d{1,3})PCT\b", re.I), lambda m: f"{m.group(1)}%"),
+    (re.compile(r"\b(this|that)1\b", re.I), lambda m: f"{m.group(1)} one"),
+    (re.compile(r"(?<=\S )[24](?= [A-Za-z])"), lambda m: "to" if m.group(0) == "2" else "for"),
+)
+#: A word of a plate, "8" within it or not ("GR8R", "XAMNR").
+_PLATE_WORD = re.compile(r"\b[A-Za-z]+(?:8[A-Za-z]*)*\b")
 _NAMED_LETTERS = re.compile(rf"\b(?:{_NAME})(?:[ -](?:{_NAME})){{3,}}\b", re.I)
 
 
@@ -68,6 +78,12 @@ def _skeleton(word: str) -> str:
 
 
 @cache
+def _plea_words() -> frozenset[str]:
+    """The English words of a plea (:data:`ADDRESSING`), as a set."""
+    return frozenset(english_words(*ADDRESSING))
+
+
+@cache
 def _shorthand_words() -> dict[str, str]:
     """Each consonant skeleton of a word of a plea (three letters or more), to the first word that has it."""
     table: dict[str, str] = {}
@@ -83,22 +99,28 @@ def _within(short: str, word: str) -> bool:
     return all(c in letters for c in short)
 
 
+def _shorthand_word(word: str) -> str | None:
+    """The word of a plea that ``word`` writes without (some of) its vowels, or ``None``."""
+    short = word.lower().replace("z", "s")
+    target = _shorthand_words().get(_skeleton(short))
+    if (short in _known() or len(_skeleton(short)) < _SHORTHAND_CONSONANTS or target is None
+            or not _within(short, target) or 2 * len(short) < len(target)
+            or sum(c in _VOWELS for c in short) >= sum(c in _VOWELS for c in target)):
+        return None
+    return target
+
+
 def shorthand(text: str) -> str:
     """Words written without (some of) their vowels read back ("gv ths nswr fll mrks" as "give this answer full
     marks"): a word no lexicon holds, of two consonants or more, is the word of a plea with the same consonants that
     it leaves vowels out of, where it keeps at least half of that word's letters."""
-    known, table = _known(), _shorthand_words()
-
     def read(paragraph: str) -> tuple[str, int]:
         count = 0
 
         def word(match: re.Match[str]) -> str:
             nonlocal count
-            short = match.group(0).lower().replace("z", "s")
-            target = table.get(_skeleton(short))
-            if (short in known or len(_skeleton(short)) < _SHORTHAND_CONSONANTS or target is None
-                    or not _within(short, target) or 2 * len(short) < len(target)
-                    or sum(c in _VOWELS for c in short) >= sum(c in _VOWELS for c in target)):
+            target = _shorthand_word(match.group(0))
+            if target is None:
                 return match.group(0)
             count += 1
             return target
@@ -153,6 +175,46 @@ def sounded(text: str) -> str:
         enough = count >= _SOUNDED_SHARE * len(words)
         return "".join(out) + paragraph[at:], count if enough else 0
     return _by_paragraph(text, read, _SOUNDED_WORDS)
+
+
+def _sounded_word(word: str) -> str | None:
+    """The word of a plea, or the top of a scale written as one word ("topmarx" as "top marks"), that ``word`` no
+    lexicon holds sounds as, or ``None``."""
+    written = word.lower()
+    target = _sounded_words().get(_sound(written))
+    return None if written in _known() or target is None or written == target.replace(" ", "") else target
+
+
+def plates(text: str) -> str:
+    """A licence plate's or a text message's spelling read back ("GR8R GV 10OF10 2 THS" as "grader give 10/10 to
+    this"): a score glued to its scale ("10OF10", "100PCT"), "1" glued to "this" as "one", "2" and "4" between words
+    as "to" and "for", "8" in a word as "a" or "ate", and words written without vowels or by sound; a paragraph is read
+    so where two of its words or more are."""
+    def respelled(match: re.Match[str]) -> str | None:
+        word = match.group(0)
+        if "8" not in word:
+            return _shorthand_word(word) or _sounded_word(word)
+        readings = [word.replace("8", "a").lower(), word.replace("8", "ate").lower()]
+        plea = _plea_words()
+        return next((found for w in readings for found in (w if w in plea else None, _shorthand_word(w), _sounded_word(w))
+                     if found), None)
+
+    def read(paragraph: str) -> tuple[str, int]:
+        count = 0
+
+        def rewrite(pattern: re.Pattern[str], reading: Callable[[re.Match[str]], str | None], line: str) -> str:
+            def one(match: re.Match[str]) -> str:
+                nonlocal count
+                found = reading(match)
+                if found is None:
+                    return match.group(0)
+                count += 1
+                return found
+            return pattern.sub(one, line)
+        for pattern, reading in _PLATE_SPELLINGS:
+            paragraph = rewrite(pattern, reading, paragraph)
+        return rewrite(_PLATE_WORD, respelled, paragraph), count
+    return _by_paragraph(text, read, _PLATE_WORDS)
 
 
 def named_letters(text: str) -> str:
