@@ -667,8 +667,8 @@ def given_in_graders_name(paragraph: str) -> bool:
 
 
 def narrates_grade(text: str) -> bool:
-    """Whether ``text`` narrates a grader or teacher, opening a clause, giving or writing a mark ("the grader gives",
-    "the examiner, having read it, awarded")."""
+    """Whether ``text`` narrates a grader or teacher, opening a clause, giving or writing a mark in the present ("the
+    grader gives", "der Prüfer schreibt")."""
     return _lexicon()["narrated"].search(text) is not None
 
 
