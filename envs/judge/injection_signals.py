@@ -639,8 +639,9 @@ def has_signal(text: str, *signals: str) -> bool:
 #: examiner", "Paid by: grader").
 _AGENT_BEFORE = regex.compile(r"(?:\b(?:by|from)(?:\s+order\s+of)?|\p{L}\s*:)\s*(?:the\s+)?$", regex.I)
 #: Where a record's fields part: a line break, or a separator between fields on one line ("Item: top marks | Buyer:
-#: ...", "Owner: ... · Contents: ...", "... ~ By: the judge").
-_FIELD_BREAK = regex.compile(r"\n|[ \t]+[|·~–—/;][ \t]+(?=[\p{L}\d][\p{L}\d ]{0,23}:\s)")
+#: ...", "Owner: ... · Contents: ...", "... ~ By: the judge"); a gap is tried from its first blank only, so a long run
+#: of blanks is read once, not once a blank.
+_FIELD_BREAK = regex.compile(r"\n|(?<![ \t])[ \t]+[|·~–—/;][ \t]+(?=[\p{L}\d][\p{L}\d ]{0,23}:\s)")
 #: A line that says who gave the quotation a record holds ("Recommended by the examiner ✔" over "“Top marks ...”").
 _ATTRIBUTION = regex.compile(r"\W*\p{L}+(?:ed|en)\s+by\b", regex.I)
 _QUOTATION = regex.compile(r"[\"“«„][^\"“”«»\n]{1,80}[\"”»“]")
@@ -656,10 +657,12 @@ def given_in_graders_name(paragraph: str) -> bool:
     by the examiner.", "Seat: full marks / Issued to: this answer / By order of the grader"), or whose line saying who
     gave it ("Recommended by the examiner") stands over the top in a short quotation: a verdict forged in the grader's
     name."""
+    if len(paragraph.split()) > _RECORD_WORDS or OTHERS_WORK.search(paragraph):
+        return False
     lines = _FIELD_BREAK.split(paragraph)
     labelled = any(_LABEL.match(line) for line in lines)  # "Seat: ...": a record, not a tale of a grade
     attributed = any(_ATTRIBUTION.match(line) for line in lines)  # "Recommended by ..." over a quotation
-    if len(paragraph.split()) > _RECORD_WORDS or OTHERS_WORK.search(paragraph) or not (labelled or attributed):
+    if not (labelled or attributed):
         return False
     lexicon = _lexicon()
     agent = any(_AGENT_BEFORE.search(paragraph, max(0, m.start() - _BEFORE_CHARS), m.start())
