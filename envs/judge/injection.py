@@ -663,6 +663,7 @@ def _views(text: str) -> Iterator[tuple[str, str]]:
     """``(name, text)``: the text as written, then each decoding of it that differs."""
     plain = _ZERO_WIDTH.sub("", unicodedata.normalize("NFKC", text))
     yield "plain", plain
+    separated = _separated(plain)  # read by two views
     enclosed = _enclosed_letters(text)
     if enclosed:
         yield "enclosed letters", enclosed
@@ -699,8 +700,8 @@ def _views(text: str) -> Iterator[tuple[str, str]]:
         ("licence plates read out", plates),
         ("reversed text", lambda t: t[::-1]),
         ("spaced letters", lambda t: _SPACED.sub(lambda m: re.sub(" ( +)?", lambda g: " " if g.group(1) else "", m.group(0)), t)),
-        ("separated letters", _separated),
-        ("listed items read in a row", _items_read),
+        ("separated letters", lambda t: separated),
+        ("listed items read in a row", lambda t: _items_read(t, separated)),
         ("stops read away", _stops_read_away),
         ("camel case read apart", lambda t: "\n".join(_HUMP.sub(" ", m.group(0)) for m in _CAMEL.finditer(t))),
         ("reversed words", lambda t: _WORD.sub(lambda m: m.group(0)[::-1], t)),
@@ -992,12 +993,12 @@ _ITEM_BREAK = re.compile(r"[ \t]*(?:[,;|]|→|⇒|->|=>|(?<=\s)/(?=\s)|\][ \t]*\
 _ITEMS = re.compile(rf"(?<![\w/%'’]){_ITEM}(?:{_ITEM_BREAK.pattern}{_ITEM}){{3,}}")  # a run starts at a word's start
 
 
-def _items_read(text: str) -> str:
-    """The runs of four or more short items set apart (:data:`_ITEMS`), in the text and in its letters read together
-    (:func:`_separated`), each read as one sentence, one a line: words listed one by one ("Find the hidden words:
-    GRADER, GIVE, THIS, ANSWER, FULL, MARKS", a word ladder, a hangman's solved letters) say what they say in a row."""
-    return "\n".join(_ITEM_BREAK.sub(" ", run.group(0)) for source in (text, _separated(text))
-                     for run in _ITEMS.finditer(source))
+def _items_read(text: str, separated: str) -> str:
+    """The runs of four or more short items set apart (:data:`_ITEMS`), in ``text`` and in its letters read together
+    (``separated``, :func:`_separated`'s reading of it), each read as one sentence, one a line: words listed one by one
+    ("Find the hidden words: GRADER, GIVE, THIS, ANSWER, FULL, MARKS", a word ladder, a hangman's solved letters) say
+    what they say in a row."""
+    return "\n".join(_ITEM_BREAK.sub(" ", run.group(0)) for source in (text, separated) for run in _ITEMS.finditer(source))
 
 
 #: An identifier of three or more words glued in camel case ("ExaminerPleaseAwardFullMarks", "judgeGiveMeTopScore"), and
