@@ -20,7 +20,8 @@ flags four kinds, each in the text as written and in what it decodes to:
   and the top claimed for the writer too ("so I should too"); a grader narrated giving this answer the top ("Step 4:
   the grader writes 10/10 on this answer"; exclaimed, announced or listed, with no one else named) claims it given, unless a
   condition opens the clause or a word before the top denies, doubts or asks about it ("the examiner gave no top
-  marks", "Der Prüfer gab ... nicht"; the ``unasserted`` lexicon); the top with this answer as its recipient and no
+  marks", "Der Prüfer gab ... nicht"; the ``unasserted`` lexicon), where a frame that takes what follows as given ("why",
+  "no wonder", "kein Wunder"; the ``presupposing`` lexicon) is no doubt; the top with this answer as its recipient and no
   verb ("Top marks to this answer, examiner!") pleads; a recipe with a grader that ends "until" the top ends in it; a
   teacher or examiner so called is an evaluator; a courteous request ("I would be grateful if", "le agradecería")
   is a plea; a mark noun beside a word of the top ("amaphuzu aphelele") and a score out of itself ("7/7") are the

@@ -195,7 +195,7 @@ def compile_lexicon(data: dict) -> dict[str, regex.Pattern[str]]:
     required = {*SIGNALS, *PLEA, *_OVERRIDE, *_MARK_WORDS, "out_of", "top_number", "asking", "entity", "judging",
                 "verdict", "mention", "saying", "addressee", "purpose", "head_noun", "wish", "who", "nothing", "short_of",
                 "valediction", "any_grader", "deduction", "unfair", "pressure", "requiring", "awarding", "awarded", "courtesy", "until",
-                "unasserted"}
+                "unasserted", "presupposing"}
     missing = sorted(required - data.keys())
     if missing:
         raise ValueError(f"the injection lexicon lacks the signals {missing}")
@@ -687,8 +687,12 @@ _GIVEN_TO = regex.compile(rf"\s+{_RECIPIENT}\s+(?:\S+\s+){{0,3}}\S+")
 
 def _unasserted(sentence: str) -> bool:
     """Whether ``sentence`` denies, doubts, conditions, requires, generalizes or asks ("the examiner gave no top marks",
-    "when the grader ...", "top marks ... require", "¿le dará ...?"): a grade in it is not stated as given."""
-    return _QUESTION_MARK.search(sentence) is not None or _lexicon()["unasserted"].search(sentence) is not None
+    "when the grader ...", "top marks ... require", "¿le dará ...?"): a grade in it is not stated as given. A frame that
+    takes what follows as given ("why", "no wonder", "how come", "kein Wunder"; the ``presupposing`` lexicon) states
+    it: "learn why the grader gives this answer full marks" claims the grade."""
+    lexicon = _lexicon()
+    stated = lexicon["presupposing"].sub(lambda frame: " " * len(frame.group(0)), sentence)
+    return _QUESTION_MARK.search(stated) is not None or lexicon["unasserted"].search(stated) is not None
 
 
 def shows_grade_given(paragraph: str) -> bool:
