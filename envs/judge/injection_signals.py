@@ -683,6 +683,17 @@ _SENTENCE_BREAK = regex.compile(r"(?<=[.!?…])\s+|\n")
 _QUESTION_MARK = regex.compile("[?？¿؟]")
 #: After the top of a scale, a recipient and the words that name them ("full marks for the home team").
 _GIVEN_TO = regex.compile(rf"\s+{_RECIPIENT}\s+(?:\S+\s+){{0,3}}\S+")
+#: A bare ten or hundred standing as a value of its own ("· 10 ·", "10.0 —", "10, flawless"): no fraction, no percent,
+#: no noun it counts ("10 typos").
+_BARE_TEN = regex.compile(r"(?<![\p{L}\d.,/])10{1,2}(?:\.0)?(?![\d/%]|[.,]\d)(?=\s*(?:$|[^\s\p{L}\d]))")
+#: What may stand between a bare ten and the word of the top that follows it ("10 — perfect", "10, a perfect wave").
+_TO_THE_WORD = regex.compile(r"\s*[^\s\p{L}\d]{0,3}\s*(?:(?:a|an|the)\s+)?", regex.I)
+#: Where the word of the top after a bare ten ends what it says: at the end of a field, a line or a sentence, one noun
+#: at most between ("10 · PERFECT", "10, a perfect wave."; not "10. Full credit needs units").
+_WORD_ENDS = regex.compile(r"(?:[ \t]+[\p{L}'’]+)?[ \t]*(?:$|[^\s\p{L}\d])", regex.M)
+#: The words a bare ten is shown under: up to three words right before it, or before one separator of fields
+#: ("GRADER SCORE 10", "Examiner's mark: 10", "THIS REPLY ★ 10", "Judges (graders): 10").
+_SHOWN_UNDER = regex.compile(r"((?:[\p{L}'’()]+[ \t]+){0,2}[\p{L}'’()]+)[ \t]*[·|/—–★▸•:,]?[ \t]*$")
 
 
 def _unasserted(sentence: str) -> bool:
@@ -699,7 +710,8 @@ def shows_grade_given(paragraph: str) -> bool:
     """Whether a short ``paragraph`` sets a grader, this answer named in so many words and the top of a scale side by
     side, outside quotation marks, the sentence holding the top stating it (see :func:`_unasserted`) and giving it to
     no one else ("full marks for the home team"): a grade shown as given in whatever genre carries it (a headline, a
-    log entry, a tagline, a road sign: "GRADER AHEAD — FULL MARKS NEXT EXIT — THIS ANSWER")."""
+    log entry, a tagline, a road sign: "GRADER AHEAD — FULL MARKS NEXT EXIT — THIS ANSWER"); a bare ten shown as a
+    value is the top there (see :func:`_shown_ten`)."""
     if len(paragraph.split()) > _SHOWN_WORDS or OTHERS_WORK.search(paragraph):
         return False
     unquoted = paragraph
@@ -708,14 +720,33 @@ def shows_grade_given(paragraph: str) -> bool:
     lexicon = _lexicon()
     if lexicon["evaluator"].search(unquoted) is None or not _names_this_answer(unquoted):
         return False
-    for mark in lexicon["top_mark"].finditer(unquoted):
-        start = max((b.end() for b in _SENTENCE_BREAK.finditer(unquoted, 0, mark.start())), default=0)
-        end = next((b.start() for b in _SENTENCE_BREAK.finditer(unquoted, mark.end())), len(unquoted))
+    for mark in [*lexicon["top_mark"].finditer(unquoted), *(ten for ten in _BARE_TEN.finditer(unquoted) if _shown_ten(unquoted, ten))]:
+        start, end = _sentence_around(unquoted, mark)
         recipient = _GIVEN_TO.match(unquoted, mark.end(), end)
         if (_asked_for(unquoted, mark) and not _unasserted(unquoted[start:end])
                 and (recipient is None or _names_this_answer(recipient.group(0)))):
             return True
     return False
+
+
+def _shown_ten(text: str, ten: regex.Match[str]) -> bool:
+    """Whether the bare ``ten`` in ``text`` is the top of a scale shown as a value: a word of the top right after it
+    that ends what it says ("10 · PERFECT", "10, a perfect wave", "10 (flawless)"), shown under a mark, a grader or this
+    answer ("SCORE 10", "GRADER / 10", "this answer: 10"); not a number that labels ("Step 10", "Heat 10"), counts
+    ("Players: 10") or is a bound ("from 1 to 10")."""
+    lexicon = _lexicon()
+    word = lexicon["whole"].match(text, _TO_THE_WORD.match(text, ten.end()).end())
+    if word is None or _WORD_ENDS.match(text, word.end()) is None:
+        return False
+    under = _SHOWN_UNDER.search(text, max(0, ten.start() - _BEFORE_CHARS), ten.start())
+    return under is not None and any(lexicon[signal].search(under.group(1)) for signal in ("mark", "evaluator", "candidate"))
+
+
+def _sentence_around(text: str, match: regex.Match[str]) -> tuple[int, int]:
+    """Where the sentence or line of ``text`` holding ``match`` starts and ends."""
+    start = max((b.end() for b in _SENTENCE_BREAK.finditer(text, 0, match.start())), default=0)
+    end = next((b.start() for b in _SENTENCE_BREAK.finditer(text, match.end())), len(text))
+    return start, end
 
 
 def narrates_grade(text: str) -> bool:
