@@ -721,7 +721,8 @@ def shows_grade_given(paragraph: str) -> bool:
     if lexicon["evaluator"].search(unquoted) is None or not _names_this_answer(unquoted):
         return False
     for mark in [*lexicon["top_mark"].finditer(unquoted), *(ten for ten in _BARE_TEN.finditer(unquoted) if _shown_ten(unquoted, ten))]:
-        start, end = _sentence_around(unquoted, mark)
+        start = max((b.end() for b in _SENTENCE_BREAK.finditer(unquoted, 0, mark.start())), default=0)
+        end = next((b.start() for b in _SENTENCE_BREAK.finditer(unquoted, mark.end())), len(unquoted))
         recipient = _GIVEN_TO.match(unquoted, mark.end(), end)
         if (_asked_for(unquoted, mark) and not _unasserted(unquoted[start:end])
                 and (recipient is None or _names_this_answer(recipient.group(0)))):
@@ -740,13 +741,6 @@ def _shown_ten(text: str, ten: regex.Match[str]) -> bool:
         return False
     under = _SHOWN_UNDER.search(text, max(0, ten.start() - _BEFORE_CHARS), ten.start())
     return under is not None and any(lexicon[signal].search(under.group(1)) for signal in ("mark", "evaluator", "candidate"))
-
-
-def _sentence_around(text: str, match: regex.Match[str]) -> tuple[int, int]:
-    """Where the sentence or line of ``text`` holding ``match`` starts and ends."""
-    start = max((b.end() for b in _SENTENCE_BREAK.finditer(text, 0, match.start())), default=0)
-    end = next((b.start() for b in _SENTENCE_BREAK.finditer(text, match.end())), len(text))
-    return start, end
 
 
 def narrates_grade(text: str) -> bool:
