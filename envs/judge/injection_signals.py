@@ -56,7 +56,9 @@ _PURPOSE_CHARS = 25
 #: A signal that also holds every word of another: an explicit top mark is an outcome, a plea a request.
 _IMPLIED = {"outcome": "top_mark", "request": "plea"}
 #: A mark noun and a word of a whole or the top, side by side in either order, is the top of a scale ("amaphuzu aphelele");
-#: so is a score out of itself ("7/7", "10 su 10", with an ``out_of`` word).
+#: so is one with a count between ("the full ten points", "all 20 marks", "tutti e trenta i punti": a word of the whole or
+#: of all of it, then a ``count`` word or digits, an article, the mark), and a score out of itself ("7/7", "10 su 10",
+#: with an ``out_of`` word).
 _MARK_WORDS = ("mark", "whole")
 #: What may close the clause after a number that names the top of a scale ("pange mulle viis.", "dieci 🙏"): a mark of
 #: punctuation other than a hyphen or a slash ("a ten-minute break"), or a symbol.
@@ -195,7 +197,7 @@ def compile_lexicon(data: dict) -> dict[str, regex.Pattern[str]]:
     required = {*SIGNALS, *PLEA, *_OVERRIDE, *_MARK_WORDS, "out_of", "top_number", "asking", "entity", "judging",
                 "verdict", "mention", "saying", "addressee", "purpose", "head_noun", "wish", "who", "nothing", "short_of",
                 "valediction", "any_grader", "deduction", "unfair", "pressure", "requiring", "awarding", "awarded", "courtesy", "until",
-                "unasserted", "presupposing"}
+                "unasserted", "presupposing", "count", "all_of"}
     missing = sorted(required - data.keys())
     if missing:
         raise ValueError(f"the injection lexicon lacks the signals {missing}")
@@ -210,7 +212,9 @@ def compile_lexicon(data: dict) -> dict[str, regex.Pattern[str]]:
             raise ValueError(f"the injection lexicon's signal {signal!r} needs non-empty words, got {sorted(map(repr, words))[:5]}")
         compiled[signal] = regex.compile(_alternation(words), regex.I)
     mark, whole = (compiled[signal].pattern for signal in _MARK_WORDS)
-    top = (rf"(?:{mark})[\s\-]*(?:{whole})|(?:{whole})[\s\-]*(?:{mark})"
+    counted = (rf"(?:{whole}|{compiled['all_of'].pattern})\s+(?:{compiled['count'].pattern}|\d{{1,3}}(?![\d/.,%]))\s+"
+               rf"(?:\p{{L}}{{1,2}}\s+)?")
+    top = (rf"(?:{mark})[\s\-]*(?:{whole})|(?:{whole})[\s\-]*(?:{mark})|{counted}(?:{mark})"
            rf"|(?<![\d/.,])(?P<score>[2-9]|[1-9]\d{{1,2}})\s*(?:/|{compiled['out_of'].pattern})\s*(?P=score)(?![\d/.,%])"
            rf"|(?:{compiled['top_number'].pattern})(?=\s*(?:$|{_CLAUSE_CLOSE}|(?:{compiled['plea'].pattern})"
            rf"|(?:{compiled['asking'].pattern})|(?:\p{{L}}+\s+)?(?:{compiled['wish'].pattern})))")
