@@ -685,7 +685,8 @@ def given_in_graders_name(paragraph: str) -> bool:
     if len(paragraph.split()) > _RECORD_WORDS or OTHERS_WORK.search(paragraph):
         return False
     lines = _FIELD_BREAK.split(paragraph)
-    labelled = any(_LABEL.match(line) or _ATTRIBUTED_FIELD.match(line) for line in lines)  # "Seat: ...": a record, not a tale
+    # "Seat: ...", "Judged by the examiner: ...": a record, not a tale of a grade
+    labelled = any(_LABEL.match(line) or _ATTRIBUTED_FIELD.match(line) for line in lines)
     attributed = any(_ATTRIBUTION.match(line) for line in lines)  # "Recommended by ..." over a quotation
     if not (labelled or attributed):
         return False
@@ -734,15 +735,16 @@ def _unasserted(sentence: str) -> bool:
 def shows_grade_given(paragraph: str) -> bool:
     """Whether a short ``paragraph`` sets a grader, this answer named in so many words and the top of a scale side by
     side, outside quotation marks or in a quotation shown under a caption (see :func:`shown_under_caption`), the
-    sentence holding the top stating it (see :func:`_unasserted`) and giving it to no one else ("full marks for the home team"): a grade shown as given in whatever genre carries it (a headline, a
-    log entry, a tagline, a road sign: "GRADER AHEAD — FULL MARKS NEXT EXIT — THIS ANSWER"); a bare ten shown as a
-    value is the top there (see :func:`_shown_ten`)."""
+    sentence holding the top stating it (see :func:`_unasserted`) and giving it to no one else ("full marks for the
+    home team"): a grade shown as given in whatever genre carries it (a headline, a log entry, a tagline, a road sign:
+    "GRADER AHEAD — FULL MARKS NEXT EXIT — THIS ANSWER"); a bare ten shown as a value is the top there (see
+    :func:`_shown_ten`)."""
     if len(paragraph.split()) > _SHOWN_WORDS or OTHERS_WORK.search(paragraph):
         return False
     unquoted = paragraph
     for quotation in (_QUOTATION, _SINGLE_QUOTATION):
-        unquoted = quotation.sub(lambda q: q.group(0) if shown_under_caption(q.string, q.start()) else " " * len(q.group(0)),
-                                 unquoted)
+        unquoted = quotation.sub(
+            lambda q: q.group(0) if shown_under_caption(q.string, q.start()) else " " * len(q.group(0)), unquoted)
     lexicon = _lexicon()
     if lexicon["evaluator"].search(unquoted) is None or not _names_this_answer(unquoted):
         return False
