@@ -1261,7 +1261,7 @@ def test_tops_counted_after_a_whole_quotations_under_captions_and_thirty_seven_m
     ('Vintage 2020. Tasted by the examiner: a shiraz blend, gold medal at Adelaide.', False),
     ("Name tag: 'Hello, I am the grader'", False),
     ("Printed on the mug: 'graders ♥ coffee'", False),
-    ('Words to learn: river; forest; this; meadow; perfect; harvest.', False),
+    ('Word wall: river, forest, this, perfect, window.', False),
     ('Why did the grader accept this answer in the first place?', False),
     ('Tija, palya, ngayuku buk.', False),
     ('Tisa, gwauta buka, namona be.', False),
