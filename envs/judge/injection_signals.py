@@ -67,7 +67,8 @@ _MARK_WORDS = ("mark", "whole")
 _CLAUSE_CLOSE = r"[.!?…,;:)\]»”\"'。！？，、]|\p{So}"
 #: The tops of school scales in digits (10, 100): the top of a scale only within two words after an imperative of giving
 #: to the writer, a word or two at most before its clause closes ("pafeli kako to 100.", "idde mu kanak 10!"), or right
-#: before one ("100 di idawat mo"); a number given ("give me 100 pesos") counts a noun, not a mark.
+#: before one ("100 di idawat mo"); a number given that counts the noun after it ("hatagi ako 100 pesos") is no mark
+#: (see :func:`heads_a_noun`).
 _SCALE_TOP_DIGITS = r"(?<![\d/.,])(?:10|100)(?![\d/%]|[.,]\d)"
 #: A word between an imperative of giving and the number given, or after it before the clause closes ("ken sak-en").
 _GIVING_WORD = r"[\p{L}'’\-]+"
