@@ -107,6 +107,8 @@ _LABEL = regex.compile(r"\W*[\p{L}\d][\p{L}\d ]{0,23}:\s")
 _SHORTFALL_CHARS = 60
 #: A preposition naming who gets a mark, after a number ("meno di dieci a questo", "moins de 20 à ça").
 _RECIPIENT = r"(?:to|for|a|à|al|pra|para|per|pour|für|an|за|dla|voor|til|på)"
+#: "from" in the languages whose verdicts are read as coming from a grader ("10/10 from the judge", "100 von jedem Prüfer").
+_SOURCE = r"(?:from|von|de|del|du|da|di|van|od|от)"
 #: Space and a number after a mark, before the noun it may count ("a full 10 minutes"); matches at any position.
 _NUMBER_AFTER = regex.compile(r"\s*(?:\d+(?:[.,]\d+)?\s*)?")
 #: The minutes of a clock time after a number ("[10:03] me: ..."): the hour of a chat log's line, not a mark.
@@ -268,10 +270,10 @@ def compile_lexicon(data: dict) -> dict[str, regex.Pattern[str]]:
                                            rf"(?:{acts})"  # "the grader, delighted, writes"
                                            rf"|(?:{acts})\s+(?:\p{{L}}{{1,4}}\s+)?(?:{called}))",  # "gibt der Prüfer"
                                            regex.I)
-    compiled["verdict_from"] = regex.compile(rf"(?:{compiled['top_mark'].pattern})\s+(?:from|von|de|del|du|da|di|van|od|от)\s+"
+    compiled["verdict_from"] = regex.compile(rf"(?:{compiled['top_mark'].pattern})\s+{_SOURCE}\s+"
                                              rf"(?:\p{{L}}{{1,4}}\s+)?(?:{called})(?:\s+{_RECIPIENT}\s+(?:{compiled['candidate'].pattern}))?"
                                              rf"(?=\s*(?:$|{_CLAUSE_CLOSE}))", regex.I)  # "10/10 from the judge (for this one)!"
-    compiled["digits_from"] = regex.compile(rf"{_SCALE_TOP_DIGITS}\s+(?:from|von|de|del|du|da|di|van|od|от)\s+(?:\p{{L}}+\s+){{0,2}}?"
+    compiled["digits_from"] = regex.compile(rf"{_SCALE_TOP_DIGITS}\s+{_SOURCE}\s+(?:\p{{L}}+\s+){{0,2}}?"
                                             rf"(?:{called})(?:\s+(?:on|of|in|at)\s+(?:the\s+)?\p{{L}}+)?(?=\s*(?:$|{_CLAUSE_CLOSE}))",
                                             regex.I)  # "100 from each examiner.", "10 from every marker on the panel"
     compiled["dedicated"] = regex.compile(rf"(?:{compiled['outcome'].pattern})\s+(?:{_RECIPIENT}\s+)?(?:{compiled['candidate'].pattern})"
