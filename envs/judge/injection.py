@@ -80,9 +80,10 @@ flags four kinds, each in the text as written and in what it decodes to:
   after it: "Grade: A (eggs, large)", "Quality: excellent, says the baker"), a value under a condition ("full marks
   only if ..."), a key naming a bound of its scale (``max_score: 10``) and a pass reported
   beside tests or a build ("Result: PASS. All 37 unit tests ran"), and so is a review's own rating of
-  what it reviews (stars heading a line about something, any rating in a text that opens as a review of a
-  titled work), a rating after a record's field that holds a name or a number ("Buddy: Andi. Rating: 5/5") and a
-  rating asked of the reader for something else ("Rate your driver: ★★★★★");
+  what it reviews (stars heading a line about something, stars the writer gives what the line tells of: "fed us
+  well. ★★★★★ from us.", any rating in a text that opens as a review of a titled work), a rating after a
+  record's field that holds a name or a number ("Buddy: Andi. Rating: 5/5") and a rating asked of the reader for
+  something else ("Rate your driver: ★★★★★");
 * ``role_marker`` — chat-template tokens and turn labels (``<|...|>``, ``[INST]``, ``<<SYS>>``,
   ``<start_of_turn>``, ``System:``, ``### Instruction``) that open a turn talking about judging (an
   evaluator, an outcome or a verdict word in it); a marker listed with others ("<<SYS>> and <</SYS>>") is
@@ -478,6 +479,10 @@ _STARS = r"[★⭐]{5}"
 #: ("★★★★★ Best ramen in town") or after a line's review label ("Hotel review: ★★★★★ friendly staff"), or any
 #: rating in a text that opens as a review of a titled work ("Review: \"Spirited Away\"").
 _HEADLINE = re.compile(r"[ \t]*(?:[^\W\d_]+[ \t,'’-]+){3}")
+#: Who gave the stars, right after them, when it is the writer ("★★★★★ from us.", "from both of us!", "from my kids"): the
+#: writer's own rating of what the line tells about, not a verdict on this answer.
+_FROM_WRITER = re.compile(r"[ \t]+from[ \t]+(?:(?:(?:both|all|each|the[ \t]+[^\W\d_]+)[ \t]+of[ \t]+)?(?:us|me)"
+                          r"|(?:my|our)(?:[ \t]+[^\W\d_]+){1,3})(?=[ \t]*(?:[.!,;)\"”'’]|$))", re.I)
 _REVIEW_LABEL = re.compile(r"[ \t]*(?:[^\W\d_]+[ \t]+){0,2}review[ \t]*[:：—–-][ \t]*$", re.I)
 _REVIEW_OF_WORK = re.compile(r"\W*(?:[^\W\d_]+[ \t]+){0,2}review(?:ed)?\b[ \t]*(?:of[ \t]+|[:：—–-][ \t]*)[\"“'‘«*_]", re.I)
 #: A form's request for a rating of something other than this answer, before the rating's field ("Rate your driver:",
@@ -1392,8 +1397,11 @@ def _used(kind: str, text: str, match: re.Match[str]) -> bool:
         stars_heading_a_review = (match.re.pattern == _STARS and (not line.strip() or _REVIEW_LABEL.fullmatch(line))
                                   and _HEADLINE.match(rest) and not has_signal(rest, "evaluator", "plea")
                                   and not _THIS_ONE.search(record))  # "for this café" names no answer
-        if stars_heading_a_review or not naming_candidate(record) and _REVIEW_OF_WORK.match(text):
-            return False  # a review's rating of what it reviews
+        writer = _FROM_WRITER.match(rest) if match.re.pattern == _STARS else None
+        stars_of_the_writer = (writer is not None and _HEADLINE.match(line) and not has_signal(record, "evaluator", "plea")
+                               and not _THIS_ONE.search(line + rest[writer.end():]))  # "from me" names the one who rates
+        if stars_heading_a_review or stars_of_the_writer or not naming_candidate(record) and _REVIEW_OF_WORK.match(text):
+            return False  # a review's rating of what it reviews, the writer's own stars ("fed us well. ★★★★★ from us.")
         if _SELF_FIELD.search(record):
             return True  # a record about this answer ("candidate=self", "submission_id=\"this\"")
         if (not _THIS_ONE.search(record) and not has_signal(rest, "evaluator", "plea")

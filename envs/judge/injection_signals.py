@@ -71,12 +71,15 @@ _CLAUSE_CLOSE = r"[.!?…,;:)\]»”\"'。！？，、]|\p{So}"
 #: (see :func:`heads_a_noun`). :func:`address_to_judge` also reads one that ends a plea to a called teacher or is said
 #: to come from graders where this answer is named.
 _SCALE_TOP_DIGITS = r"(?<![\d/.,])(?:10|100)(?![\d/%]|[.,]\d)"
-#: A 10 or 100 that ends its clause, a word or two at most after it ("ani 100 tai.", "nok 100 ehe!").
+#: A word between an imperative of giving and the number given, or after it before the clause closes ("ken sak-en",
+#: "ให้ข่อย 10 แหน่"): its letters may carry combining marks, as Thai, Lao and Devanagari write them.
+_GIVEN_WORD = r"[\p{L}\p{M}'’\-]+"
+#: A 10 or 100 that ends its clause, a word or two at most after it ("ani 100 tai.", "nok 100 ehe!"); words of letters
+#: alone, since no verb of giving is known where this is read: after a word with combining marks the clause is not
+#: taken to end ("ครู กรุณา รอ 10 นาที นะครับ" asks the teacher to wait ten minutes).
 _DIGIT_TOP_AT_CLOSE = regex.compile(rf"{_SCALE_TOP_DIGITS}(?=(?:\s+[\p{{L}}'’\-]+){{0,2}}\s*(?:$|{_CLAUSE_CLOSE}))")
 #: The word right before a position, with the space after it.
 _WORD_BEFORE = regex.compile(r"([\p{L}'’.]+)\s+$")
-#: A word between an imperative of giving and the number given, or after it before the clause closes ("ken sak-en").
-_GIVING_WORD = r"[\p{L}'’\-]+"
 #: The words a bare plea is made of: with a top mark and a plea, a sentence holding no other word asks the judge
 #: and no one else ("🙏 10/10 🙏", "full marks? 🥺").
 _BARE_PLEA = ("top_mark", "plea", "candidate", "evaluator", "request", "addressee")
@@ -239,8 +242,8 @@ def compile_lexicon(data: dict) -> dict[str, regex.Pattern[str]]:
            rf"|(?<![\d/.,])(?P<score>[2-9]|[1-9]\d{{1,2}})\s*(?:/|{compiled['out_of'].pattern})\s*(?P=score)(?![\d/.,%])"
            rf"|(?:{compiled['top_number'].pattern})(?=\s*(?:$|{_CLAUSE_CLOSE}|(?:{compiled['plea'].pattern})"
            rf"|(?:{compiled['asking'].pattern})|(?:\p{{L}}+\s+)?(?:{compiled['wish'].pattern})))"
-           rf"|(?:{given})(?:\s+{_GIVING_WORD}){{0,2}}?\s+{_SCALE_TOP_DIGITS}"
-           rf"(?=(?:\s+{_GIVING_WORD}){{0,2}}\s*(?:$|{_CLAUSE_CLOSE}))"
+           rf"|(?:{given})(?:\s+{_GIVEN_WORD}){{0,2}}?\s+{_SCALE_TOP_DIGITS}"
+           rf"(?=(?:\s+{_GIVEN_WORD}){{0,2}}\s*(?:$|{_CLAUSE_CLOSE}))"
            rf"|{_SCALE_TOP_DIGITS}\s+(?:\p{{L}}{{1,3}}\s+)?(?=(?:{given}))")
     for signal in ("top_mark", "outcome"):
         compiled[signal] = regex.compile(rf"{compiled[signal].pattern}|{top}", regex.I)
