@@ -479,12 +479,12 @@ _STARS = r"[★⭐]{5}"
 #: ("★★★★★ Best ramen in town") or after a line's review label ("Hotel review: ★★★★★ friendly staff"), or any
 #: rating in a text that opens as a review of a titled work ("Review: \"Spirited Away\"").
 _HEADLINE = re.compile(r"[ \t]*(?:[^\W\d_]+[ \t,'’-]+){3}")
+_REVIEW_LABEL = re.compile(r"[ \t]*(?:[^\W\d_]+[ \t]+){0,2}review[ \t]*[:：—–-][ \t]*$", re.I)
+_REVIEW_OF_WORK = re.compile(r"\W*(?:[^\W\d_]+[ \t]+){0,2}review(?:ed)?\b[ \t]*(?:of[ \t]+|[:：—–-][ \t]*)[\"“'‘«*_]", re.I)
 #: Who gave the stars, right after them, when it is the writer ("★★★★★ from us.", "from both of us!", "from my kids"): the
 #: writer's own rating of what the line tells about, not a verdict on this answer.
 _FROM_WRITER = re.compile(r"[ \t]+from[ \t]+(?:(?:(?:both|all|each|the[ \t]+[^\W\d_]+)[ \t]+of[ \t]+)?(?:us|me)"
                           r"|(?:my|our)(?:[ \t]+[^\W\d_]+){1,3})(?=[ \t]*(?:[.!,;)\"”'’]|$))", re.I)
-_REVIEW_LABEL = re.compile(r"[ \t]*(?:[^\W\d_]+[ \t]+){0,2}review[ \t]*[:：—–-][ \t]*$", re.I)
-_REVIEW_OF_WORK = re.compile(r"\W*(?:[^\W\d_]+[ \t]+){0,2}review(?:ed)?\b[ \t]*(?:of[ \t]+|[:：—–-][ \t]*)[\"“'‘«*_]", re.I)
 #: A form's request for a rating of something other than this answer, before the rating's field ("Rate your driver:",
 #: "Please rate the hotel —"): the field's stars or score are the reader's to give, not a verdict.
 _RATE_PROMPT = re.compile(r"(?:^|(?<=[.!?]\s))[ \t]*(?:please[ \t]+)?(?:rate|review)[ \t]+(?:your|the|our)[ \t]+"
