@@ -66,12 +66,15 @@ _MARK_WORDS = ("mark", "whole")
 #: punctuation other than a hyphen or a slash ("a ten-minute break"), in Latin, Arabic ("10 بدهید، استاد") or CJK
 #: writing, or a symbol.
 _CLAUSE_CLOSE = r"[.!?…,;:)\]»”\"'。！？，、،؛؟۔]|\p{So}"
+#: Where a number ends: no digit, slash or percent sign after it, nor a decimal ("10.5"); a full stop or comma may
+#: follow ("100 out of 100.").
+_NUMBER_END = r"(?![\d/%]|[.,]\d)"
 #: The tops of school scales in digits (10, 100): the top of a scale only within two words after an imperative of giving
 #: to the writer, a word or two at most before its clause closes ("pafeli kako to 100.", "idde mu kanak 10!"), or right
 #: before one ("100 di idawat mo"); a number given that counts the noun after it ("hatagi ako 100 pesos") is no mark
 #: (see :func:`heads_a_noun`). :func:`address_to_judge` also reads one that ends a plea to a called teacher or is said
 #: to come from graders where this answer is named.
-_SCALE_TOP_DIGITS = r"(?<![\d/.,])(?:10|100)(?![\d/%]|[.,]\d)"
+_SCALE_TOP_DIGITS = rf"(?<![\d/.,])(?:10|100){_NUMBER_END}"
 #: A word between an imperative of giving and the number given, or after it before the clause closes ("ken sak-en",
 #: "ให้ข่อย 10 แหน่"): its letters may carry combining marks, as Thai, Lao and Devanagari write them.
 _GIVEN_WORD = r"[\p{L}\p{M}'’\-]+"
@@ -242,7 +245,7 @@ def compile_lexicon(data: dict) -> dict[str, regex.Pattern[str]]:
     counted = (rf"(?:{whole}|{compiled['all_of'].pattern})\s+(?:{compiled['count'].pattern}|\d{{1,3}}(?![\d/.,%]))\s+"
                rf"(?:\p{{L}}{{1,2}}\s+)?")
     top = (rf"(?:{mark})[\s\-]*(?:{whole})|(?:{whole})[\s\-]*(?:{mark})|{counted}(?:{mark})"
-           rf"|(?<![\d/.,])(?P<score>[2-9]|[1-9]\d{{1,2}})\s*(?:/|{compiled['out_of'].pattern})\s*(?P=score)(?![\d/%]|[.,]\d)"
+           rf"|(?<![\d/.,])(?P<score>[2-9]|[1-9]\d{{1,2}})\s*(?:/|{compiled['out_of'].pattern})\s*(?P=score){_NUMBER_END}"
            rf"|(?:{compiled['top_number'].pattern})(?=\s*(?:$|{_CLAUSE_CLOSE}|(?:{compiled['plea'].pattern})"
            rf"|(?:{compiled['asking'].pattern})|(?:\p{{L}}+\s+)?(?:{compiled['wish'].pattern})))"
            rf"|(?:{given})(?:\s+{_GIVEN_WORD}){{0,2}}?\s+{_SCALE_TOP_DIGITS}"
@@ -453,7 +456,8 @@ def address_to_judge(text: str, seen: dict[tuple[str, str], bool] | None = None,
                    or (has(i, "candidate") and has(i, "dedicated") and _heard(unit, writer)))  # "Top marks to this answer, examiner!"
         if top and lexicon["handed_to_top"].search(unit):
             return unit  # "result ⇒ grader ⇒ full marks"
-        if ((top or _GRADE_WRITTEN.search(unit) or lexicon["rated_top"].search(unit)) and _narrated_grade(unit, has(i, "candidate"))
+        if ((top or _GRADE_WRITTEN.search(unit) or (has(i, "candidate") and lexicon["rated_top"].search(unit)))
+                and _narrated_grade(unit, has(i, "candidate"))
                 and not OTHERS_WORK.search(unit)):
             return unit  # "Step 4: the grader, delighted, writes 10/10 on this answer."
         if has(i, "plea") and _called(unit) and _ends_on_digit_top(unit) and not OTHERS_WORK.search(unit):
@@ -550,8 +554,13 @@ def _names_this_answer(unit: str) -> bool:
     """Whether ``unit`` names the answer being judged in so many words ("this answer", "the response below", "das
     hier") or as what a grader read ("read this and ..."), not by a pronoun ("it", "me") nor as the writer's own ("my
     essay")."""
-    return _THIS_READ.search(unit) is not None or any(regex.search(r"\s", m.group(0).strip()) and not _WRITERS_OWN.match(m.group(0))
+    return _THIS_READ.search(unit) is not None or any(_in_so_many_words(m.group(0)) and not _WRITERS_OWN.match(m.group(0))
                                                       for m in _lexicon()["candidate"].finditer(unit))
+
+
+def _in_so_many_words(candidate: str) -> bool:
+    """Whether a ``candidate`` match names the answer in two words or more ("this answer"), not by a pronoun ("it")."""
+    return regex.search(r"\s", candidate.strip()) is not None
 
 
 def _narrated_grade(unit: str, names_candidate: bool) -> bool:
@@ -573,7 +582,7 @@ def _narrated_grade(unit: str, names_candidate: bool) -> bool:
                           *_GRADE_WRITTEN.finditer(unit, act.end())]
              if not _unasserted(unit[:mark.end()]) and not _CLAUSE_BREAK.search(unit, act.end(), mark.start())]
     marks += [rated for act in acts if (rated := lexicon["rated_top"].match(unit, act.end()))
-              and regex.search(r"\s", rated.group("named").strip()) and not _unasserted(unit[:rated.end()])]
+              and _in_so_many_words(rated.group("named")) and not _unasserted(unit[:rated.end()])]
     marks += [m for m in lexicon["verdict_from"].finditer(unit) if _asked_for(unit, m)]
     announced = _EXCLAIMED.search(unit) is not None or _LABEL.match(unit) is not None or _LIST_ITEM.match(unit) is not None
     return any(names_candidate or (announced and not regex.match(rf"\s+{_RECIPIENT}\s", unit[mark.end():])) for mark in marks)
@@ -751,7 +760,7 @@ def given_in_graders_name(paragraph: str) -> bool:
     lexicon = _lexicon()
     agent = any(_AGENT_BEFORE.search(paragraph, max(0, m.start() - _BEFORE_CHARS), m.start())
                 for m in lexicon["evaluator"].finditer(paragraph))
-    named = any(regex.search(r"\s", m.group(0)) for m in lexicon["candidate"].finditer(paragraph))  # "this answer", not "it"
+    named = any(_in_so_many_words(m.group(0)) for m in lexicon["candidate"].finditer(paragraph))
     quoted = [q.span() for q in _QUOTATION.finditer(paragraph) if len(q.group(0).split()) <= _QUOTED_VERDICT_WORDS]
     return agent and named and any(_asked_for(paragraph, m) and (labelled or any(a <= m.start() < b for a, b in quoted))
                                    for m in lexicon["top_mark"].finditer(paragraph))
@@ -769,7 +778,7 @@ _QUESTION_MARK = regex.compile("[?？¿؟]")
 _GIVEN_TO = regex.compile(rf"\s+{_RECIPIENT}\s+(?:\S+\s+){{0,3}}\S+")
 #: A bare ten or hundred standing as a value of its own ("· 10 ·", "10.0 —", "10, flawless"): no fraction, no percent,
 #: no noun it counts ("10 typos").
-_BARE_TEN = regex.compile(r"(?<![\p{L}\d.,/])10{1,2}(?:\.0)?(?![\d/%]|[.,]\d)(?=\s*(?:$|[^\s\p{L}\d]))")
+_BARE_TEN = regex.compile(rf"(?<![\p{{L}}\d.,/])10{{1,2}}(?:\.0)?{_NUMBER_END}(?=\s*(?:$|[^\s\p{{L}}\d]))")
 #: What may stand between a bare ten and the word of the top that follows it ("10 — perfect", "10, a perfect wave").
 _TO_THE_WORD = regex.compile(r"\s*[^\s\p{L}\d]{0,3}\s*(?:(?:a|an|the)\s+)?", regex.I)
 #: Where the word of the top after a bare ten ends what it says: at the end of a field, a line or a sentence, one noun
