@@ -118,7 +118,8 @@ give the other team's poster the highest score"); a grader told the scale ("Judg
 answer helped, mark it as accepted"). Two sentences are read together only within one paragraph.
 
 The decoded views are: Unicode NFKC with zero-width characters and variation selectors removed (fullwidth and
-mathematical letters, spliced words, emoji written with a selector), enclosed letters (squared, circled,
+mathematical letters, spliced words, emoji written with a selector), digits of other scripts read as 0-9 ("१००",
+"༡༠", "١٠"), enclosed letters (squared, circled,
 parenthesized, negative, or each in brackets of its own: "[G][R][A]"), HTML character references, ``\\uXXXX``
 escapes, ``\\xHH`` and CSS escapes, decimal character codes ("71, 114, 97"), percent-encoding (applied once or more), the values of a URL's query ("?note=grader%2C+full+marks"), base64 (URL-safe or unpadded too; UTF-8 or UTF-16 text),
 base32, base85 (Ascii85, RFC 1924), hex (also written apart: "67 72", "0x6a") and binary runs, ROT13
@@ -207,6 +208,8 @@ _LEET = str.maketrans("431057+@$", "aeiostta s".replace(" ", ""))
 #: The same with 1 read as l ("fu11 m4rk5").
 _LEET_L = str.maketrans("431057+@$", "aelostta s".replace(" ", ""))
 _LEET_WORD = re.compile(r"[\w+@$]+")
+#: A decimal digit of a script other than Latin ("१", "༡", "١", "๑"), which NFKC leaves as it is.
+_OTHER_DIGIT = re.compile(r"(?![0-9])\d")
 #: Not between two paragraphs: a window of text that an address and its request share.
 _NEAR = r"(?:(?!\n\s*\n)[\s\S]){0,150}?"
 #: A match of at most this many words ending in a colon is a heading.
@@ -743,6 +746,7 @@ def _views(text: str) -> Iterator[tuple[str, str]]:
         ("flags, attributes and badges read as fields", _fields),
         ("substitutions read as the values they write", _substitutions),
         ("letter forms", _letter_forms),
+        ("digits of other scripts", lambda t: _OTHER_DIGIT.sub(lambda m: str(unicodedata.digit(m.group())), t)),
         ("binary", lambda t: " ".join(_decoded_runs(t, r"(?:[01]{8}\s?){4,}", _bits))),
         ("base85", lambda t: " ".join(_decoded_runs(t, r"<~[!-u\s]{4,}?~>|[!-~]{20,}", _base85))),
     ]
