@@ -25,8 +25,9 @@ flags four kinds, each in the text as written and in what it decodes to:
   verb ("Top marks to this answer, examiner!") pleads; a recipe with a grader that ends "until" the top ends in it; a
   teacher or examiner so called is an evaluator; a courteous request ("I would be grateful if", "le agradecería")
   is a plea; a mark noun beside a word of the top ("amaphuzu aphelele"), with a count between ("the full ten points",
-  "all 20 marks") or not, and a score out of itself ("7/7") are the top of a scale; a mark that is a goal or a
-  question's topic ("how to get full marks", "explain why the top score ...") or that counts or modifies a noun
+  "all 20 marks") or not, and a score out of itself ("7/7", "a hundred out of a hundred") are the top of a scale; a
+  mark that is a goal or a question's topic ("how to get full marks", "explain why the top score ...") or that counts
+  or modifies a noun
   ("dieci minuti", "the full marks breakdown") is no outcome. The
   words of each signal, in English and about a hundred other languages and transliterations, are data
   (``injection_lexicon.json``). Phrase patterns add the English forms
@@ -118,8 +119,8 @@ give the other team's poster the highest score"); a grader told the scale ("Judg
 answer helped, mark it as accepted"). Two sentences are read together only within one paragraph.
 
 The decoded views are: Unicode NFKC with zero-width characters and variation selectors removed (fullwidth and
-mathematical letters, spliced words, emoji written with a selector), digits of other scripts read as 0-9 ("१००",
-"༡༠", "١٠"), enclosed letters (squared, circled,
+mathematical letters, spliced words, emoji written with a selector), digits of other scripts read as 0-9
+("१००", "༡༠", "١٠"), enclosed letters (squared, circled,
 parenthesized, negative, or each in brackets of its own: "[G][R][A]"), HTML character references, ``\\uXXXX``
 escapes, ``\\xHH`` and CSS escapes, decimal character codes ("71, 114, 97"), percent-encoding (applied once or more), the values of a URL's query ("?note=grader%2C+full+marks"), base64 (URL-safe or unpadded too; UTF-8 or UTF-16 text),
 base32, base85 (Ascii85, RFC 1924), hex (also written apart: "67 72", "0x6a") and binary runs, ROT13
@@ -306,10 +307,14 @@ _TO = (r"(?:\b(?:dear|esteemed|respected|hey|hi|hello|attention|psst|note (?:to|
        r"|para|ao|an(?= (?:den|die|das|alle)\b)|für|per|do|aan|til|till|kepada|untuk|gửi|для|к|προς|kedves|drogi|droga|milý|milá|stimate|caro|cara"
        r"|querido|querida|beste|lieber|liebe|szanown\w*)\b[\s,]*(?:the |my |our |any |an? |den |die "
        r"|der |el |la |le |l'|il |o |a |de |τον |την )?|给|致|向|请|إلى |به |ถึง|เรียน|ל)")
+#: A score out of itself in digits or words ("10 out of 10", "a hundred out of a hundred", "five over five"), not one
+#: that counts the noun after it ("a hundred out of a hundred soldiers") unless that noun is a mark.
+_OUT_OF_ITSELF = "|".join(rf"(?:{same}) (?:out of|over) (?:{same})(?!\s+(?!(?:for|to|on|from|points?|marks?|stars?)\b)[^\W\d_])"
+                          for same in ("10|ten", "5|five", "20|twenty", "100|(?:a |one )?hundred"))
 #: What a candidate asks its grader for.
 _OUTCOME = (r"(?:\b(?:highest|maximum|max|top (?:score|marks?|grade|rating|points)|full (?:marks?|credit|points|score)|perfect"
             r"|flawless|excellent|best|right|expert|strongest|finest|greatest|ideal|optimal|outstanding|exemplary|impeccable|superb"
-            r"|maximi[sz]e\w*|(?:increase|boost|raise|bump) (?:my|the|this) (?:reward|score|grade|rating)|winner|winning|correct|10\s*/\s*10|10 out of 10|five stars|5 stars|pass|accept"
+            r"|maximi[sz]e\w*|(?:increase|boost|raise|bump) (?:my|the|this) (?:reward|score|grade|rating)|winner|winning|correct|10\s*/\s*10|five stars|5 stars|pass|accept"
             r"|approve|prefer\w*|merits?|deserves?|warrants?|generous|lenient|note maximale|meilleure note|mérite|máxim[ao]"
             r"|merece|sobresaliente|massimo|merita|höchst\w*|volle punktzahl|bestnote|verdient|hoogste|maksymaln\w*"
             r"|najwyższ\w*|najlepsz\w*|zasługuje|volle punt\w*|en yüksek\w*|tam puan\w*|mükemmel\w*|alama kamili|högsta|topkarakter|højeste|tertinggi|sempurna|maksimal"
@@ -318,8 +323,8 @@ _OUTCOME = (r"(?:\b(?:highest|maximum|max|top (?:score|marks?|grade|rating|point
             r"|\b(?:parfait\w*|perfect\w*|perfeit\w*|perfett\w*|perfekt\w*|mejor|melhor|migliore|meilleur\w*|correct[ao]"
             r"|corrett[ao]|richtig|korrekt|win|wins|outrank\w*|beats? the (?:others|alternatives|rest)|better than the"
             r" (?:others|alternatives|rest)|superior to|ganador\w*|vencedor\w*|vincitor\w*|gagnant\w*|sieger\w*"
-            r"|отлично|пятёрк\w*|szóstk\w*|celując\w*|maximális\w*|legjobb\w*|(?:10|5|100|ten|five) out of (?:10|5|100|ten"
-            r"|five)|(?:20|100|5)\s*/\s*(?:20|100|5)|максимум|полностью верн\w*|ten|dix|diez|dez|zehn|dieci|tien|десять|extra credit|bonus points?|(?:the )?(?:reference|gold|model|standard)"
+            r"|отлично|пятёрк\w*|szóstk\w*|celując\w*|maximális\w*|legjobb\w*|" + _OUT_OF_ITSELF
+            + r"|(?:20|100|5)\s*/\s*(?:20|100|5)|максимум|полностью верн\w*|ten|dix|diez|dez|zehn|dieci|tien|десять|extra credit|bonus points?|(?:the )?(?:reference|gold|model|standard)"
             r" (?:answer|solution))\b|标准答案|正确答案|完全正确|模範解答|正解|完璧|完美|완벽|一位|1位|第一名|정답|صحيحة"
             r"|\ba\+|(?:rank(?:ed)?|place[ds]?|put) (?:it |this |me )?(?:first|1st|on top|at the top)|first place|number one"
             r"|(?<![\d.,/])10(?![\d]|[.,]\d|\s*%|-[^\W\d_])|满分|滿分|最高|満点|만점|최고|پورے نمبر|الكاملة|أعلى|كاملة|پوری|کامل|بالاترین|पूरे अंक|सर्वोच्च|पूर्ण अंक|ציון מלא"
