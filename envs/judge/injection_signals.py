@@ -101,7 +101,7 @@ _LOANED_TEACHER_FAMILIES = (
     r"м(?:[уүөұ](?:гь|г[ӏӀIi1]|[ғгъ])?)?[аяәэе]лл?[иіы]м\p{Cyrillic}*",  # and in Cyrillic: муаллим, мугьалим, мугӏалим, мялим, мұғалім
     rf"{_U}st(?:{_A}|{_O})(?:dh|d|z|ð|ḍ|ḏ)|уст[ао](?:дх|д|з)\p{{Cyrillic}}*",  # Persian "ustād": ustod, ustādh, устаз, устоз
     r"учит[еэиа]лл?\p{Cyrillic}*",  # Russian "uchitel'": учитель, учитиль, учитэль, учителла
-    r"(?:h|x|kh)o(?:dj|dzh|dž|c)a(?:m)?|khoja|xoja|х?оджа\p{Cyrillic}*",  # Persian "khwāja", Turkish "hoca": hocam, xoca, hodja, оджам
+    r"(?:h|x|kh)o(?:dj|dzh|dž|c)am?|khoja|xoja|х?оджа\p{Cyrillic}*",  # Persian "khwāja", Turkish "hoca": hocam, xoca, hodja, оджам
     rf"δ[αά]σκ[αά]λ\p{{Greek}}*|dh?{_A}sk{_A}l(?:{_E}|{_O}|{_A}|{_U}|ã)?|даскал\p{{Cyrillic}}*",  # Greek "dáskalos": δάσκαλε, dascăl, dhaskal
     rf"m{_E}l{_A}m{_E}d",  # Hebrew "melamed"
     rf"g{_U}r{_U}(?:j(?:{_I}|y{_U})|m{_A}|d{_E}v)?|गुरु(?:जी|मा)?",  # Sanskrit "guru": gurujī, gurujyu, gurumā
