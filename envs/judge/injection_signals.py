@@ -568,10 +568,10 @@ def _in_three_short_parts(unit: str) -> bool:
     request, in whatever order, where no lexicon holds the language's word for please or give. A part after the first
     that opens with a capital names someone or somewhere ("Guru, Kathmandu, 100 rupaiyā."), which a plea does not."""
     parts = _PART_BREAK.split(_TRAILING_PUNCTUATION.sub("", unit))
-    named = any(part.split()[0][0].isupper() for part in parts[1:] if part.split())
-    return (len(parts) == 3 and all(1 <= len(part.split()) <= _PART_WORDS for part in parts)
-            and any(_ends_request(part, digits, named) for part in parts
-                    for digits in regex.finditer(_SCALE_TOP_DIGITS, part)))
+    if len(parts) != 3 or not all(1 <= len(part.split()) <= _PART_WORDS for part in parts):
+        return False
+    named = any(part.split()[0][0].isupper() for part in parts[1:])
+    return any(_ends_request(part, digits, named) for part in parts for digits in regex.finditer(_SCALE_TOP_DIGITS, part))
 
 
 def _ends_request(part: str, digits: regex.Match[str], named: bool) -> bool:
