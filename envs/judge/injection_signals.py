@@ -97,7 +97,7 @@ _V = rf"(?:{_A}|{_E}|{_I}|{_U}|{_O})"
 #: family each, in the scripts it is written in. Each is read as a word of ``addressee``, so it counts only where a
 #: teacher's word does: as a call at a sentence's start or end.
 _LOANED_TEACHER_FAMILIES = (
-    rf"t(?:{_I}(?:t?s|t?ch|sh|c)|(?:{_E}{_A}|{_E}{_E}|{_I}{_I})(?:t?ch|sh))(?:(?:{_A}){{1,2}}|{_E}|{_U})h?|teach",  # English "teacher": tícha, tíshà, titsa, teecha, tiichaa, teachuh, teach
+    rf"t(?:{_I}(?:t?s|t?ch|sh|c)|(?:{_E}{_A}|{_E}{_E}|{_I}{_I})(?:t?ch|sh))(?:(?:{_A}){{1,2}}|{_E}|{_U}|(?:{_I}){{1,2}})h?|teach",  # English "teacher": tícha, tíshà, titsa, teecha, tiichaa, teachuh, tiichii, teach
     rf"s(?:{_I}|(?:{_A}){{1,2}})r",  # English "sir": sar, saar
     rf"m(?:{_A}){{1,2}}s[tṭ](?:{_E}|{_A})r?|मास्टर",  # English "master": mastar, masṭar
     rf"m(?!et(?:er|re)(?![\p{{L}}\p{{M}}]))(?:{_E}|{_A}(?:{_I}|y))t(?:(?:{_E}|{_A})?r(?:{_E}|{_A})?|{_E}l{_E})",  # French "maître": mètre, mɛtər, maytr, mɛtɛlɛ; not the unit
@@ -107,7 +107,7 @@ _LOANED_TEACHER_FAMILIES = (
     rf"m(?:{_U}['’ʿʼ]?|w|{_E})?{_A}l{{1,2}}(?:{_A}|{_I}|{_U})m(?:{_U})?",  # Arabic "muʿallim", Hausa "mallam": mu'allim, mallum, malım, meallim
     r"м(?:[уүөұ](?:гь|г[ӏӀIi1]|[ғгъ])?)?[аяәэе]лл?[иіы]м\p{Cyrillic}*",  # and in Cyrillic: муаллим, мугьалим, мугӏалим, мялим, мұғалім
     rf"{_U}st(?:{_A}|{_O})(?:dh|d|z|ð|ḍ|ḏ)|уст[ао](?:дх|д|з)\p{{Cyrillic}}*",  # Persian "ustād": ustod, ustādh, устаз, устоз
-    rf"у[чшщ](?:[иіыу]){{1,2}}т(?:[еэиаыәəі]){{1,2}}лл?\p{{Cyrillic}}*|u(?:ch|č|c|sh|š|ç)(?:{_I}|y|{_U}){{1,2}}t(?:{_E}|{_I}|{_A}|y){{1,2}}l{{1,2}}[jʹʼ']?(?:{_A}|{_E}|{_I}|{_U})?",  # Russian "uchitel'": учитиэл, ушитель, учытэль, учуутал, uchiitila, učitelj
+    rf"у[чшщ][иіыу]{{1,2}}т[еэиаыәəі]{{1,2}}лл?\p{{Cyrillic}}*|u(?:ch|č|c|sh|š|ç)(?:{_I}|y|{_U}){{1,2}}t(?:{_E}|{_I}|{_A}|y){{1,2}}l{{1,2}}[jʹʼ']?(?:{_A}|{_E}|{_I}|{_U})?",  # Russian "uchitel'": учитиэл, ушитель, учытэль, учуутал, uchiitila, učitelj
     r"(?:h|x|kh)o(?:dj|dzh|dž|c)am?|khoja|xoja|х?оджа\p{Cyrillic}*",  # Persian "khwāja", Turkish "hoca": hocam, xoca, hodja, оджам
     rf"δ[αά]σκ[αά]λ\p{{Greek}}*|dh?{_A}sk{_A}l(?:{_E}|{_O}|{_A}|{_U}|ã)?|даскал\p{{Cyrillic}}*",  # Greek "dáskalos": δάσκαλε, dascăl, dhaskal
     rf"p(?:{_V}r(?:{_V}|{_V}?[fpwjhv]{_V})|r{_V}?[fpwjhv]{_V})s{{1,2}}{_V}r{_V}?",  # Spanish and Portuguese "profesor": pirofesor, purusuru, prujesor, pörösor; not "parser", "pressure"
@@ -120,13 +120,15 @@ _LOANED_TEACHER_FAMILIES = (
     rf"l{_O}(?:bp|pp|b|p)(?:{_O}|{_E})n|g{_E}r?g(?:{_E}|{_A})n|(?:སློབ|ལོབ)་(?:དཔོན|ཕོན|པོན)|དགེ་རྒན",  # Tibetan "slob dpon", "dge rgan": lopön, lopen, gergan
 )
 #: Words for one who teaches that families of languages derive from their own verb "teach", one family each: Turkic
-#: "öğret-" and "oqıt-" with an agent ending (öğretmen, üüredici, өөредикчи, ӱгретчі, o'qituvchi, уҡытыусы, оқутқучи)
-#: and Tungusic "tachi-" and "alagu-" (тачиочиори, тачичи, tacibure, алагувумни). Read as the loaned ones are.
+#: "öğret-" and "oqıt-" with an agent ending (öğretmen, üüredici, өөредикчи, ӱгретчі, o'qituvchi, уҡытыусы, оқутқучи),
+#: Tungusic "tachi-" and "alagu-" (тачиочиори, тачичи, tacibure, алагувумни) and Algonquian "kikino-" with "-amaage-"
+#: (gikinoo'amaagewinini, gkinoomaagewnini, kiskinwahamâkêw, gkinoamagé). Read as the loaned ones are.
 _TEACHING_AGENT_FAMILIES = (
-    r"(?:[өӧүӱ][өӧүӱйь]?г?р[еэәөӧ]?[тд]|[оу][кқҡх][ыуі][тд])(?:[иіыуӱүеэәөӧ]{1,2}[гкқв]?|[кқ][ыуиі])?[чшщс]{1,2}[иіыуӱүеэ]\p{Cyrillic}*",
-    rf"(?:[öü](?:[ğgywöü])?|o['ʻ‘’])r(?:g)?(?:{_E}|{_A}|ö|i)?[td](?:m(?:{_E}|{_A})n|(?:(?:{_I}|ı|{_U}|ü|{_E}){{1,2}}[vwgkq]?|q{_U})?(?:ch|sh|c|ç|ş|j)(?:{_I}|ı|{_U}|ü|{_E}|y))(?:m|{_I}m|ım|üm)?",
-    rf"(?:o['ʻ‘’]?|u)[qkx](?:{_I}|ı|{_U}|y)[td](?:(?:{_I}|ı|{_U}|ü){{1,2}}[vw]?|q{_U})?(?:ch|sh|c|ç|ş|j)(?:{_I}|ı|{_U}|ü|y)",
-    r"тачи[оуич]\p{Cyrillic}*|алаг[уӯ]\p{Cyrillic}+|tac(?:h)?i(?:bu|o|u)\p{L}*",
+    r"(?:[өӧүӱ][өӧүӱйь]?г?р[еэәөӧ]?[тд]|[оу][кқҡх][ыуі][тд])(?:[иіыуӱүеэәөӧ]{1,2}[гкқв]?|[кқ][ыуиі])?[чшщс]{1,2}[иіыуӱүеэ]\p{Cyrillic}*",  # Turkic in Cyrillic: өөредикчи, ӱгретчі, үөрэтээччи, укытучы, уҡытыусы, оқутқучи
+    rf"(?:[öü](?:[ğgywöü])?|o['ʻ‘’])rg?(?:{_E}|{_A}|ö|i)?[td](?:m(?:{_E}|{_A})n|(?:(?:{_I}|ı|{_U}|ü|{_E}){{1,2}}[vwgkq]?|q{_U})?(?:ch|sh|c|ç|ş|j)(?:{_I}|ı|{_U}|ü|{_E}|y))(?:m|{_I}m|ım|üm)?",  # öğretmen, öyrətmən, üüredici, öwrediji, ögretchi, o'rgatuvchi
+    rf"(?:o['ʻ‘’]?|u)[qkx](?:{_I}|ı|{_U}|y)[td](?:(?:{_I}|ı|{_U}|ü){{1,2}}[vw]?|q{_U})?(?:ch|sh|c|ç|ş|j)(?:{_I}|ı|{_U}|ü|y)",  # o'qituvchi, oqıtıwshı, oqutquchi
+    r"тачи[оуич]\p{Cyrillic}*|алаг[уӯ]\p{Cyrillic}+|tac(?:h)?i(?:bu|o|u)\p{L}*",  # Tungusic: тачиочиори, тачичи, алагувумни, tacibure; not "Tachibana"
+    rf"(?:[gk](?:{_I}|{_E})?)?(?:sk|hk|k)(?:{_I}|{_E})?n[\p{{L}}'’]{{0,5}}?(?:{_A})?m(?:{_A}){{1,2}}[gk](?:{_E}|{_A})\p{{L}}*",  # Algonquian: gikinoo'amaagewinini, kiskinwahamâkêw, gkinoamagé; not "Kinder"
 )
 _LOANED_TEACHER = rf"(?<![\p{{L}}\p{{M}}\d_/.])(?:{'|'.join(_LOANED_TEACHER_FAMILIES + _TEACHING_AGENT_FAMILIES)})(?![\p{{L}}\p{{M}}\d_])"
 #: What may follow a call before its comma or its end: a word of respect of one to three letters set apart by a space,
