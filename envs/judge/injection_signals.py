@@ -114,7 +114,7 @@ _LOANED_TEACHER_FAMILIES = (
     rf"p(?:{_V}r(?:{_V}|{_V}?[fpwjhv]{_V})|r{_V}?[fpwjhv]{_V})s{{1,2}}{_V}r{_V}?",  # Spanish and Portuguese "profesor": pirofesor, purusuru, prujesor, pörösor; not "parser", "pressure"
     rf"m(?:{_A}y?{_E}(?:h?s|h)?|(?:{_A}y?{_I}|{_A}y?|{_E})(?:h?s|h))t(?:h[rl]?|(?:{_O})?[rl]){_V}",  # Spanish "maestro", Portuguese "mestre": maistru, maehtro, maetra, maystro, mestoru, mestli, mesthi; not "metro"
     rf"m{_E}l{_A}m{_E}d",  # Hebrew "melamed"
-    rf"l(?:{_A}{_O}|{_A}{_U}|{_O})(?:sh|s|x)(?:{_I}|y)|s(?:h)?(?:{_I}|{_E})f{_U}",  # Chinese "lǎoshī", "shīfu": laosi, loshi, sifu, sefu
+    rf"l(?:{_A}{_O}|{_A}{_U}|{_O})(?:sh|s|x)(?:{_I}|y)|sh?(?:{_I}|{_E})f{_U}",  # Chinese "lǎoshī", "shīfu": laosi, loshi, sifu, sefu
     rf"s{_E}ns{{1,2}}{_E}(?:{_I}|y){{1,2}}",  # Japanese "sensei": senseyi
     rf"багш\p{{Cyrillic}}*|b{_A}[gq]sh(?:{_I}|(?:{_A}){{1,2}})?",  # Mongolian "bagsh": багшаа, bagshaa, baqshi
     rf"g{_U}r{_U}(?:j(?:{_I}|y{_U})|m{_A}|d{_E}v)?|गुरु(?:जी|मा)?",  # Sanskrit "guru": gurujī, gurujyu, gurumā
@@ -128,7 +128,7 @@ _TEACHING_AGENT_FAMILIES = (
     r"(?:[өӧүӱ][өӧүӱйь]?г?р[еэәөӧ]?[тд]|[оу][кқҡх][ыуі][тд])(?:[иіыуӱүеэәөӧ]{1,2}[гкқв]?|[кқ][ыуиі])?[чшщс]{1,2}[иіыуӱүеэ]\p{Cyrillic}*",  # Turkic in Cyrillic: өөредикчи, ӱгретчі, үөрэтээччи, укытучы, уҡытыусы, оқутқучи
     rf"(?:[öü](?:[ğgywöü])?|o['ʻ‘’])rg?(?:{_E}|{_A}|ö|i)?[td](?:m(?:{_E}|{_A})n|(?:(?:{_I}|ı|{_U}|ü|{_E}){{1,2}}[vwgkq]?|q{_U})?(?:ch|sh|c|ç|ş|j)(?:{_I}|ı|{_U}|ü|{_E}|y))(?:m|{_I}m|ım|üm)?",  # öğretmen, öyrətmən, üüredici, öwrediji, ögretchi, o'rgatuvchi
     rf"(?:o['ʻ‘’]?|u)[qkx](?:{_I}|ı|{_U}|y)[td](?:(?:{_I}|ı|{_U}|ü){{1,2}}[vw]?|q{_U})?(?:ch|sh|c|ç|ş|j)(?:{_I}|ı|{_U}|ü|y)",  # o'qituvchi, oqıtıwshı, oqutquchi
-    r"тачи[оуич]\p{Cyrillic}*|алаг[уӯ]\p{Cyrillic}+|tac(?:h)?i(?:bu|o|u)\p{L}*",  # Tungusic: тачиочиори, тачичи, алагувумни, tacibure; not "Tachibana"
+    r"тачи[оуич]\p{Cyrillic}*|алаг[уӯ]\p{Cyrillic}+|tach?i(?:bu|o|u)\p{L}*",  # Tungusic: тачиочиори, тачичи, алагувумни, tacibure; not "Tachibana"
     rf"(?:[gk](?:{_I}|{_E})?)?(?:sk|hk|k)(?:{_I}|{_E})?n[\p{{L}}'’]{{0,5}}?(?:{_A})?m(?:{_A}){{1,2}}[gk](?:{_E}|{_A})\p{{L}}*",  # Algonquian: gikinoo'amaagewinini, kiskinwahamâkêw, gkinoamagé; not "Kinder"
 )
 _LOANED_TEACHER = rf"(?<![\p{{L}}\p{{M}}\d_/.])(?:{'|'.join(_LOANED_TEACHER_FAMILIES + _TEACHING_AGENT_FAMILIES)})(?![\p{{L}}\p{{M}}\d_])"
