@@ -98,7 +98,8 @@ _V = rf"(?:{_A}|{_E}|{_I}|{_U}|{_O})"
 #: family each, in the scripts it is written in. Each is read as a word of ``addressee``, so it counts only where a
 #: teacher's word does: as a call at a sentence's start or end.
 _LOANED_TEACHER_FAMILIES = (
-    rf"t(?:{_I}(?:t?s|t?ch|sh|c)|(?:{_E}{_A}|{_E}{_E}|{_I}{_I})(?:t?ch|sh))(?:(?:{_A}){{1,2}}|{_E}|{_U}|(?:{_I}){{1,2}})h?|teach",  # English "teacher": tícha, tíshà, titsa, teecha, tiichaa, teachuh, tiichii, teach
+    rf"tj?(?:{_I}(?:t?s|t?ch|sh|c|[td]?j)|(?:{_E}{_A}|{_E}{_E})(?:t?ch|sh)|{_I}{_I}(?:t?ch|sh|s|[td]?j))(?:(?:{_I})?(?:{_A}){{1,2}}|{_E}|{_U}|(?:{_I}){{1,2}})h?|teach",  # English "teacher": tícha, tíshà, titsa, teecha, tiichaa, teachuh, tiichii, tisia, teach; with j for ch: tija, titja, tjitja, tiidja
+    rf"d[hj]?(?:{_I}){{1,2}}[td]?j(?:{_A}){{1,2}}h?",  # and with d for t: dija, diija, ditja, dhija; not Spanish "dije"
     rf"s(?:{_I}|(?:{_A}){{1,2}})r",  # English "sir": sar, saar
     rf"m(?:{_A}){{1,2}}s[tṭ](?:{_E}|{_A})r?|मास्टर",  # English "master": mastar, masṭar
     rf"m(?!et(?:er|re)(?![\p{{L}}\p{{M}}]))(?:{_E}|{_A}(?:{_I}|y))t(?:(?:{_E}|{_A})?r(?:{_E}|{_A})?|{_E}l{_E})",  # French "maître": mètre, mɛtər, maytr, mɛtɛlɛ; not the unit
