@@ -170,6 +170,7 @@ from rlenv.envs.judge.injection_signals import (
     OTHERS_WORK,
     PARAGRAPH_BREAK,
     RANGE,
+    SENTENCE_MARKS,
     SIGNALS,
     address_to_judge,
     given_in_graders_name,
@@ -272,7 +273,7 @@ _CODE_VALUE = re.compile(r"[\w\]]\s*=\s*(?:[{(\[]|[\"']\w+[\"']\s*:)|\w\([^\n]*\
 #: Before a grader's name: it is an argument or a value ("RubricJudge(judge, ..."), not addressed.
 _INSIDE = re.compile(r"[(\[{\"',=]\s*$")
 #: The end of a sentence or line: what a finding's sentence reaches to.
-_SENTENCE_END = re.compile(r"(?<=[.!?。！？])(?!\w)|\n")
+_SENTENCE_END = re.compile(rf"(?<=[{SENTENCE_MARKS}])(?!\w)|\n")
 
 # Lexicons. Each is a regex alternation; non-Latin entries carry no word boundaries (scripts without
 # spaces, and prefixes such as Arabic "لل" or Hebrew "ל" glue to the noun).

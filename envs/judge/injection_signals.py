@@ -69,10 +69,18 @@ _IMPLIED = {"outcome": ("top_mark", "award"), "top_mark": ("award",), "request":
 #: of all of it, then a ``count`` word or digits, an article, the mark), and a score out of itself ("7/7", "10 su 10",
 #: with an ``out_of`` word).
 _MARK_WORDS = ("mark", "whole")
+#: The commas of the world's scripts: Latin, Arabic, Chinese and Japanese (ideographic and full-width), Ethiopic ("፣"),
+#: Myanmar ("၊"), N'Ko, Vai and Mongolian.
+COMMAS = ",،、，፣၊߸꘍᠂"
+#: The question marks of Latin, full-width, Arabic ("؟") and Ethiopic ("፧") writing.
+_QUESTION_MARKS = "?？؟፧"
+#: The marks that end a sentence: the full stops of Latin, Chinese and Japanese, Ethiopic ("።"), Devanagari and Bengali
+#: (the danda "।" and "॥"), Myanmar ("။"), Urdu ("۔"), Armenian ("։") and Vai, exclamation marks and question marks.
+SENTENCE_MARKS = f".。．።।॥။۔։꘎!！{_QUESTION_MARKS}"
 #: What may close the clause after a number that names the top of a scale ("pange mulle viis.", "dieci 🙏"): a mark of
-#: punctuation other than a hyphen or a slash ("a ten-minute break"), in Latin, Arabic ("10 بدهید، استاد") or CJK
-#: writing, or a symbol.
-_CLAUSE_CLOSE = r"[.!?…,;:)\]»”\"'。！？，、،؛؟۔]|\p{So}"
+#: punctuation other than a hyphen or a slash ("a ten-minute break"), a comma or a sentence's end in any script
+#: ("10 بدهید، استاد", "10 ሰጠኝ።"), or a symbol.
+_CLAUSE_CLOSE = rf"[{COMMAS}{SENTENCE_MARKS}…;:)\]»”\"'؛፤]|\p{{So}}"
 #: Where a number ends: no digit, slash or percent sign after it, nor a decimal ("10.5"); a full stop or comma may
 #: follow ("100 out of 100.").
 _NUMBER_END = r"(?![\d/%]|[.,]\d)"
@@ -98,23 +106,25 @@ _V = rf"(?:{_A}|{_E}|{_I}|{_U}|{_O})"
 #: family each, in the scripts it is written in. Each is read as a word of ``addressee``, so it counts only where a
 #: teacher's word does: as a call at a sentence's start or end.
 _LOANED_TEACHER_FAMILIES = (
-    rf"tj?(?:{_I}(?:t?s|t?ch|sh|c|[td]?j)|(?:{_E}{_A}|{_E}{_E})(?:t?ch|sh)|{_I}{_I}(?:t?ch|sh|s|[td]?j))(?:(?:{_I})?(?:{_A}){{1,2}}|{_E}|{_U}|(?:{_I}){{1,2}})h?|teach",  # English "teacher": tícha, tíshà, titsa, teecha, tiichaa, teachuh, tiichii, tisia, teach; with j for ch: tija, titja, tjitja, tiidja
+    rf"tj?(?:{_I}(?:t?s|t?ch|sh|c|[td]?j)|(?:{_E}{_A}|{_E}{_E})(?:t?ch|sh)|{_I}{_I}(?:t?ch|sh|s|c|[td]?j))"
+    rf"(?:(?:(?:{_I})?(?:{_A}){{1,2}}|{_E}|{_U}|(?:{_I}){{1,2}})h?|(?:{_A}|{_E})r(?:{_I})?)|teach|ቲ[ቸቼ]ር\p{{Ethiopic}}*",  # English "teacher": tícha, tíshà, titsa, teecha, tiichaa, teachuh, tiichii, tisia, teach; with j for ch: tija, titja, tjitja, tiidja; keeping its r: tiicar, tiichari, ቲቸር
     rf"d[hj]?(?:{_I}){{1,2}}[td]?j(?:{_A}){{1,2}}h?",  # and with d for t: dija, diija, ditja, dhija; not Spanish "dije"
     rf"s(?:{_I}|(?:{_A}){{1,2}})r",  # English "sir": sar, saar
-    rf"m(?:{_A}){{1,2}}s[tṭ](?:{_E}|{_A})r?|मास्टर",  # English "master": mastar, masṭar
+    rf"m(?:{_A}){{1,2}}s[tṭ](?:(?:{_E}|{_A})r?|{_I}r)|मास्टर",  # English "master": mastar, masṭar, mastir
     rf"m(?!et(?:er|re)(?![\p{{L}}\p{{M}}]))(?:{_E}|{_A}(?:{_I}|y))t(?:(?:{_E}|{_A})?r(?:{_E}|{_A})?|{_E}l{_E})",  # French "maître": mètre, mɛtər, maytr, mɛtɛlɛ; not the unit
     rf"m{_E}t[\s\-]l{_E}k{_O}l",  # and its creoles' "mèt lekòl" (schoolmaster)
     rf"m(?:{_E}){{1,2}}st{_E}r(?:{_I})?",  # Dutch "meester": mester, meesteri
     rf"s(?:k|ch)(?:{_O}|{_U}){{1,2}}[lr](?:{_O})?-?(?:m{_I}s{{1,2}}(?:{_I})?|m(?:{_E}){{1,2}}st{_E}r)",  # school and miss or meester: skoromisi, schoolmeester
-    rf"m(?:{_U}['’ʿʼ]?|w|{_E})?{_A}l{{1,2}}(?:{_A}|{_I}|{_U})m(?:{_U})?",  # Arabic "muʿallim", Hausa "mallam": mu'allim, mallum, malım, meallim
+    rf"m(?:{_U}['’ʿʼ]?|w|{_E})?{_A}l{{1,2}}(?:{_A}|{_I}|{_U})m(?:{_U}|{_I}|{_O}w?)?|m(?:{_A}|{_U})c{_A}l{{1,2}}{_I}[mn](?:{_O}w?|{_I}|{_A}d)?",  # Arabic "muʿallim", Hausa "mallam": mu'allim, mallum, malım, meallim, muʿallimi; Somali, with c for the ʿayn: macalim, macallimow
     r"м(?:[уүөұ](?:гь|г[ӏӀIi1]|[ғгъ])?)?[аяәэе]лл?[иіы]м\p{Cyrillic}*",  # and in Cyrillic: муаллим, мугьалим, мугӏалим, мялим, мұғалім
-    rf"{_U}st(?:{_A}|{_O})(?:dh|d|z|ð|ḍ|ḏ)|уст[ао](?:дх|д|з)\p{{Cyrillic}}*",  # Persian "ustād": ustod, ustādh, устаз, устоз
+    rf"{_U}st(?:(?:{_A}){{1,2}}|{_O})(?:dh|d|z|ð|ḍ|ḏ)|уст[ао](?:дх|д|з)\p{{Cyrillic}}*",  # Persian "ustād": ustod, ustādh, устаз, устоз
     rf"у[чшщ][иіыу]{{1,2}}т[еэиаыәəі]{{1,2}}лл?\p{{Cyrillic}}*|u(?:ch|č|c|sh|š|ç)(?:{_I}|y|{_U}){{1,2}}t(?:{_E}|{_I}|{_A}|y){{1,2}}l{{1,2}}[jʹʼ']?(?:{_A}|{_E}|{_I}|{_U})?",  # Russian "uchitel'": учитиэл, ушитель, учытэль, учуутал, uchiitila, učitelj
     r"(?:h|x|kh)o(?:dj|dzh|dž|c)am?|khoja|xoja|х?оджа\p{Cyrillic}*",  # Persian "khwāja", Turkish "hoca": hocam, xoca, hodja, оджам
     rf"δ[αά]σκ[αά]λ\p{{Greek}}*|dh?{_A}sk{_A}l(?:{_E}|{_O}|{_A}|{_U}|ã)?|даскал\p{{Cyrillic}}*",  # Greek "dáskalos": δάσκαλε, dascăl, dhaskal
     rf"p(?:{_V}r(?:{_V}|{_V}?[fpwjhv]{_V})|r{_V}?[fpwjhv]{_V})s{{1,2}}{_V}r{_V}?",  # Spanish and Portuguese "profesor": pirofesor, purusuru, prujesor, pörösor; not "parser", "pressure"
     rf"m(?:{_A}y?{_E}(?:h?s|h)?|(?:{_A}y?{_I}|{_A}y?|{_E})(?:h?s|h))t(?:h[rl]?|(?:{_O})?[rl]){_V}",  # Spanish "maestro", Portuguese "mestre": maistru, maehtro, maetra, maystro, mestoru, mestli, mesthi; not "metro"
     rf"m{_E}l{_A}m{_E}d",  # Hebrew "melamed"
+    rf"m(?:{_E}|{_A})mh(?:{_I}|{_E})r(?:{_I}|{_U}|{_E}|{_A})?|መም(?:[ህሕ][ረሩሪራሬርሮ]|ሬ)\p{{Ethiopic}}*",  # Ge'ez "mämhər": memhir, mämhir, mamher, memhiru, መምህር, መምሕር, መምሬ; not "መምረጥ"
     rf"l(?:{_A}{_O}|{_A}{_U}|{_O})(?:sh|s|x)(?:{_I}|y)|sh?(?:{_I}|{_E})f{_U}",  # Chinese "lǎoshī", "shīfu": laosi, loshi, sifu, sefu
     rf"s{_E}ns{{1,2}}{_E}(?:{_I}|y){{1,2}}",  # Japanese "sensei": senseyi
     rf"багш\p{{Cyrillic}}*|b{_A}[gq]sh(?:{_I}|(?:{_A}){{1,2}})?",  # Mongolian "bagsh": багшаа, bagshaa, baqshi
@@ -123,21 +133,27 @@ _LOANED_TEACHER_FAMILIES = (
 )
 #: Words for one who teaches that families of languages derive from their own verb "teach", one family each: Turkic
 #: "öğret-" and "oqıt-" with an agent ending (öğretmen, üüredici, өөредикчи, ӱгретчі, o'qituvchi, уҡытыусы, оқутқучи),
-#: Tungusic "tachi-" and "alagu-" (тачиочиори, тачичи, tacibure, алагувумни) and Algonquian "kikino-" with "-amaage-"
-#: (gikinoo'amaagewinini, gkinoomaagewnini, kiskinwahamâkêw, gkinoamagé). Read as the loaned ones are.
+#: Tungusic "tachi-" and "alagu-" (тачиочиори, тачичи, tacibure, алагувумни), Algonquian "kikino-" with "-amaage-"
+#: (gikinoo'amaagewinini, gkinoomaagewnini, kiskinwahamâkêw, gkinoamagé), and Ethiopia's "learn" made "teach" by a
+#: causative: Amharic "tämarä" with "as-" (astämari, አስተማሪ) and the Omotic languages' loan of it with "-(i)s(s)-"
+#: (tamaarsho, tamaarissiya), Cushitic "bar-" and "ros-" with "-(s)iis-" and an agent ending (barsiisaa,
+#: rosiisaancho). Read as the loaned ones are.
 _TEACHING_AGENT_FAMILIES = (
     r"(?:[өӧүӱ][өӧүӱйь]?г?р[еэәөӧ]?[тд]|[оу][кқҡх][ыуі][тд])(?:[иіыуӱүеэәөӧ]{1,2}[гкқв]?|[кқ][ыуиі])?[чшщс]{1,2}[иіыуӱүеэ]\p{Cyrillic}*",  # Turkic in Cyrillic: өөредикчи, ӱгретчі, үөрэтээччи, укытучы, уҡытыусы, оқутқучи
     rf"(?:[öü](?:[ğgywöü])?|o['ʻ‘’])rg?(?:{_E}|{_A}|ö|i)?[td](?:m(?:{_E}|{_A})n|(?:(?:{_I}|ı|{_U}|ü|{_E}){{1,2}}[vwgkq]?|q{_U})?(?:ch|sh|c|ç|ş|j)(?:{_I}|ı|{_U}|ü|{_E}|y))(?:m|{_I}m|ım|üm)?",  # öğretmen, öyrətmən, üüredici, öwrediji, ögretchi, o'rgatuvchi
     rf"(?:o['ʻ‘’]?|u)[qkx](?:{_I}|ı|{_U}|y)[td](?:(?:{_I}|ı|{_U}|ü){{1,2}}[vw]?|q{_U})?(?:ch|sh|c|ç|ş|j)(?:{_I}|ı|{_U}|ü|y)",  # o'qituvchi, oqıtıwshı, oqutquchi
     r"тачи[оуич]\p{Cyrillic}*|алаг[уӯ]\p{Cyrillic}+|tach?i(?:bu|o|u)\p{L}*",  # Tungusic: тачиочиори, тачичи, алагувумни, tacibure; not "Tachibana"
     rf"(?:[gk](?:{_I}|{_E})?)?(?:sk|hk|k)(?:{_I}|{_E})?n[\p{{L}}'’]{{0,5}}?(?:{_A})?m(?:{_A}){{1,2}}[gk](?:{_E}|{_A})\p{{L}}*",  # Algonquian: gikinoo'amaagewinini, kiskinwahamâkêw, gkinoamagé; not "Kinder"
+    rf"{_A}st(?:{_E}|{_A})m(?:{_A}){{1,2}}r{_I}(?:y(?:{_A}|{_O}))?|[አኣ]ስተማሪ\p{{Ethiopic}}*",  # Amharic "astämari": astemari, astamaariya, astemaariyo, አስተማሪያችን
+    rf"t{_A}m(?:{_A}){{1,2}}r(?:{_I})?(?:sh|s{{1,2}})(?:{_I}|{_O}|{_A}|y)(?:{_I}|{_O}|{_A}|y|s){{0,5}}(?:w(?:{_A}|{_O})?)?",  # Omotic: tamaarsho, tamaarissiya, tamaarissiyawo, tamaarsiisaa; not "Tamaris"
+    rf"(?:b{_A}rs|r{_O}s?h?)(?:{_I}){{1,2}}s(?:{_A}){{1,2}}(?:n(?:{_O}){{1,2}}|n?(?:ch|c|sh)(?:{_O}|{_U}|{_I}|{_A}){{1,2}})?",  # Cushitic: barsiisaa, barsiisaano, rosiisaancho, roshiisaanco
 )
 _LOANED_TEACHER = rf"(?<![\p{{L}}\p{{M}}\d_/.])(?:{'|'.join(_LOANED_TEACHER_FAMILIES + _TEACHING_AGENT_FAMILIES)})(?![\p{{L}}\p{{M}}\d_])"
 #: What may follow a call before its comma or its end: a word of respect of one to three letters set apart by a space,
 #: a hyphen or the Tibetan syllable mark ("Gergan la,", "Lopön-la,", "Sar-ji", "སློབ་དཔོན་ལགས་,"), and that mark.
 _HONORIFIC = r"(?:[\s\-་]\p{L}{1,3})?་?"
-#: Commas that set off the parts of a short sentence, in Latin and Arabic writing.
-_PART_BREAK = regex.compile("[,،]")
+#: Commas that set off the parts of a short sentence, in any script ("Tisa, wun, 10 kwi.", "መምህር፣ ሰጋ፣ 10 ሐብኝ።").
+_PART_BREAK = regex.compile(f"[{COMMAS}]")
 #: The punctuation that ends a sentence, with any space after it.
 _TRAILING_PUNCTUATION = regex.compile(r"[\p{P}\s]+$")
 #: A part set off by commas in a plea to a called teacher has at most this many words ("mi torii ma", "di pa mi 10").
@@ -189,9 +205,9 @@ _NUMBER_AFTER = regex.compile(r"\s*(?:\d+(?:[.,]\d+)?\s*)?")
 _CLOCK_MINUTES = regex.compile(r"[:h]\d{2}(?!\d)")
 #: Sentence and clause ends, and the start of a code comment after code ("x = 42  # ...", "f(); // ...", "/* ... */",
 #: "<!-- ... -->", "SELECT 1; -- ...", "$x$ % ...", "Dim x ' ..."): the units a window is made of.
-_UNIT_END = regex.compile(r"(?<=[.!?。！？])\s+|\n+|\||(?<!\s)[ \t]+(?://+|#+|--+|%+|'|/\*+|<!--)(?=\s)")
+_UNIT_END = regex.compile(rf"(?<=[{SENTENCE_MARKS}])\s+|\n+|\||(?<!\s)[ \t]+(?://+|#+|--+|%+|'|/\*+|<!--)(?=\s)")
 #: A question: the sentence ends with a question mark, emoji or quotation marks after it.
-_QUESTION = regex.compile(r"[?？][^\w?？]*$")
+_QUESTION = regex.compile(rf"[{_QUESTION_MARKS}][^\w{_QUESTION_MARKS}]*$")
 #: A unit longer than this many words is cut into pieces of this many (a table or list joined into one line).
 _UNIT_WORDS = 30
 _WORDS = regex.compile(r"\S+")
@@ -334,7 +350,7 @@ def compile_lexicon(data: dict) -> dict[str, regex.Pattern[str]]:
     compiled["short_of"] = regex.compile(rf"(?:{compiled['who'].pattern}){shortfall}", regex.I)
     compiled["handed_to_top"] = regex.compile(rf"(?:{compiled['evaluator'].pattern})(?:\s*[+×*&]\s*[^=\n+×*&]{{1,30}}?)?\s*(?:{GLOSS_ARROW}|➡️?|=)\s*"
                                               rf"(?:{compiled['top_mark'].pattern})", regex.I)
-    compiled["valediction"] = regex.compile(rf"\W*(?:{compiled['valediction'].pattern})\s*(?:[,،—–-]|$)", regex.I)
+    compiled["valediction"] = regex.compile(rf"\W*(?:{compiled['valediction'].pattern})\s*(?:[{COMMAS}—–-]|$)", regex.I)
     gap = rf"(?:[\s,\-]+[\p{{L}}'’]+){{0,{_GAP}}}?[\s,\-]+"
     compiled["evaluator"] = regex.compile(
         rf"(?:{compiled['evaluator'].pattern})|(?:{compiled['entity'].pattern}){_MODIFIER}{gap}(?:{compiled['judging'].pattern})"
@@ -372,15 +388,15 @@ def compile_lexicon(data: dict) -> dict[str, regex.Pattern[str]]:
                                           rf"(?<!\b(?:for|to|für|pour|para|per|voor|dla)\s+)|\s+)(?:{compiled['outcome'].pattern})",
                                           regex.I)  # not "requires units for full marks"
     compiled["salutation"] = regex.compile(rf"\W*(?:[\p{{L}}\d][\p{{L}}\p{{M}}\d'’.]*\p{{P}}?\s+){{0,{_SALUTATION_WORDS}}}?(?:{called})"
-                                           rf"(?:\s+[\p{{L}}'’.]+){{0,{_SALUTATION_WORDS - 1}}}\s*(?:[,:：،!]|\.{{2,}}|…)?\s*$", regex.I)
+                                           rf"(?:\s+[\p{{L}}'’.]+){{0,{_SALUTATION_WORDS - 1}}}\s*(?:[{COMMAS}:：!]|\.{{2,}}|…)?\s*$", regex.I)
     compiled["bare_plea"] = regex.compile("|".join(compiled[signal].pattern for signal in _BARE_PLEA), regex.I)
     compiled["vocative"] = regex.compile(rf"\W*(?:[\p{{L}}\d][\p{{L}}\p{{M}}\d'’.]*[:：]?\s+){{0,3}}?(?:{called})"
-                                         rf"(?:(?<=\p{{Hangul}})\s|(?:\p{{L}}{{1,3}})?{_HONORIFIC}\s*(?:[,:：、，!—–،፣፡၊*~～།]|(?<=[\p{{Thai}}\p{{Lao}}\p{{Khmer}}\p{{Myanmar}}])\s"
+                                         rf"(?:(?<=\p{{Hangul}})\s|(?:\p{{L}}{{1,3}})?{_HONORIFIC}\s*(?:[{COMMAS}:：!—–፡*~～།]|(?<=[\p{{Thai}}\p{{Lao}}\p{{Khmer}}\p{{Myanmar}}])\s"
                                          rf"|(?<=\s)(?=(?:{compiled['plea'].pattern}))"
                                          rf"|(?<=[\p{{Han}}\p{{Hiragana}}\p{{Katakana}}])(?=(?:{compiled['courtesy'].pattern}))))", regex.I)
     compiled["any_grader"] = regex.compile(rf"(?:{compiled['any_grader'].pattern})\s+(?:\p{{L}}+\s+)?(?:{called})", regex.I)
-    compiled["closing_vocative"] = regex.compile(rf"[,،、，—–]\s*(?:(?:[\p{{L}}'’.]+\s+){{0,3}}?(?:{called}){_HONORIFIC}\s*[?？!.…。।།]*\s*$"
-                                                 rf"|(?:\p{{Lu}}\p{{L}}*\.?\s+)?(?:{called})\s*[,;،—–])", regex.I)
+    compiled["closing_vocative"] = regex.compile(rf"[{COMMAS}—–]\s*(?:(?:[\p{{L}}'’.]+\s+){{0,3}}?(?:{called}){_HONORIFIC}\s*[{SENTENCE_MARKS}…།]*\s*$"
+                                                 rf"|(?:\p{{Lu}}\p{{L}}*\.?\s+)?(?:{called})\s*[{COMMAS};—–])", regex.I)
     return compiled
 
 
@@ -894,9 +910,9 @@ _SHOWN_WORDS = 24
 #: A quotation in single quotes, apostrophes aside ("says it 'could not be better'").
 _SINGLE_QUOTATION = regex.compile(r"(?<!\p{L})'[^'\n]{1,80}'(?!\p{L})")
 #: Where a sentence or a line ends.
-_SENTENCE_BREAK = regex.compile(r"(?<=[.!?…])\s+|\n")
-#: A question mark, in the scripts of the lexicons.
-_QUESTION_MARK = regex.compile("[?？¿؟]")
+_SENTENCE_BREAK = regex.compile(rf"(?<=[{SENTENCE_MARKS}…])\s+|\n")
+#: A question mark, opening (Spanish "¿") or closing.
+_QUESTION_MARK = regex.compile(f"[¿{_QUESTION_MARKS}]")
 #: After the top of a scale, a recipient and the words that name them ("full marks for the home team").
 _GIVEN_TO = regex.compile(rf"\s+{_RECIPIENT}\s+(?:\S+\s+){{0,3}}\S+")
 #: A bare ten or hundred standing as a value of its own ("· 10 ·", "10.0 —", "10, flawless"): no fraction, no percent,
