@@ -97,6 +97,11 @@ _GIVEN_WORD = r"[\p{L}\p{M}'’\-]+"
 #: alone, since no verb of giving is known where this is read: after a word with combining marks the clause is not
 #: taken to end ("ครู กรุณา รอ 10 นาที นะครับ" asks the teacher to wait ten minutes).
 _DIGIT_TOP_AT_CLOSE = regex.compile(rf"{_SCALE_TOP_DIGITS}(?=(?:\s+[\p{{L}}'’\-]+){{0,2}}\s*(?:$|{_CLAUSE_CLOSE}))")
+#: The ʿayn of Arabic as the words borrowed from it write it: an apostrophe, a half ring, ʕ, or the digit 3 of chat
+#: spellings ("mu3allim").
+_AYN = "['’ʿʼʕ3]"
+#: The Arabic article joined to a borrowed noun by a hyphen ("al-", "el-", "l-").
+_ARTICLE = "(?:[aeə]?l-)?"
 #: Vowels as languages without a lexicon of their own write them in a borrowed word: with tone marks, precomposed or
 #: combining ("tíchà", "mɛ́tɛ̀"), and the open and central vowels of African alphabets ("mɛtrə").
 _A, _E, _I, _U, _O = (rf"[{vowels}]\p{{M}}*" for vowels in ("aàáâāăäǎạɑə", "eèéêēěɛəɜ", "iìíîīǐɪı", "uùúûūǔʊ", "oòóôōǒɔö"))
@@ -115,7 +120,9 @@ _LOANED_TEACHER_FAMILIES = (
     rf"m{_E}t[\s\-]l{_E}k{_O}l",  # and its creoles' "mèt lekòl" (schoolmaster)
     rf"m(?:{_E}){{1,2}}st{_E}r(?:{_I})?",  # Dutch "meester": mester, meesteri
     rf"s(?:k|ch)(?:{_O}|{_U}){{1,2}}[lr](?:{_O})?-?(?:m{_I}s{{1,2}}(?:{_I})?|m(?:{_E}){{1,2}}st{_E}r)",  # school and miss or meester: skoromisi, schoolmeester
-    rf"m(?:{_U}['’ʿʼ]?|w|{_E})?{_A}l{{1,2}}(?:{_A}|{_I}|{_U})m(?:{_U}|{_I}|{_O}w?)?|m(?:{_A}|{_U})c{_A}l{{1,2}}{_I}[mn](?:{_O}w?|{_I}|{_A}d)?",  # Arabic "muʿallim", Hausa "mallam": mu'allim, mallum, malım, meallim, muʿallimi; Somali, with c for the ʿayn: macalim, macallimow
+    rf"{_ARTICLE}(?:m(?:(?:{_U}|{_O})?{_AYN}|{_U}|w|{_E})?{_A}l{{1,2}}(?:{_A}|{_I}|{_U})m(?:{_U}|{_I}|{_O}w?|{_A}h?)?"
+    rf"|m(?:(?:{_U}|{_O}){_AYN}?|{_AYN}){_A}ll{_E}m(?:{_I}|{_E})?|m(?:{_U})?{_AYN}{_A}l{{1,2}}m(?:{_E}|{_A})h?"
+    rf"|m(?:{_A}|{_U})c{_A}l{{1,2}}{_I}[mn](?:{_O}w?|{_I}|{_A}d)?)",  # Arabic "muʿallim", Hausa "mallam": mu'allim, mʕallim, mu3allimah, l-mallam, mallum, malım, meallim, muʿallimi; with e: mʿallem, moallem; with no vowel before its m: m3allme; Somali, with c for the ʿayn: macalim, macallimow
     r"м(?:[уүөұ](?:гь|г[ӏӀIi1]|[ғгъ])?)?[аяәэе]лл?[иіы]м\p{Cyrillic}*",  # and in Cyrillic: муаллим, мугьалим, мугӏалим, мялим, мұғалім
     rf"{_U}st(?:(?:{_A}){{1,2}}|{_O})(?:dh|d|z|ð|ḍ|ḏ)|уст[ао](?:дх|д|з)\p{{Cyrillic}}*",  # Persian "ustād": ustod, ustādh, устаз, устоз
     rf"у[чшщ][иіыу]{{1,2}}т[еэиаыәəі]{{1,2}}лл?\p{{Cyrillic}}*|u(?:ch|č|c|sh|š|ç)(?:{_I}|y|{_U}){{1,2}}t(?:{_E}|{_I}|{_A}|y){{1,2}}l{{1,2}}[jʹʼ']?(?:{_A}|{_E}|{_I}|{_U})?",  # Russian "uchitel'": учитиэл, ушитель, учытэль, учуутал, uchiitila, učitelj
@@ -124,6 +131,7 @@ _LOANED_TEACHER_FAMILIES = (
     rf"p(?:{_V}r(?:{_V}|{_V}?[fpwjhv]{_V})|r{_V}?[fpwjhv]{_V})s{{1,2}}{_V}r{_V}?",  # Spanish and Portuguese "profesor": pirofesor, purusuru, prujesor, pörösor; not "parser", "pressure"
     rf"m(?:{_A}y?{_E}(?:h?s|h)?|(?:{_A}y?{_I}|{_A}y?|{_E})(?:h?s|h))t(?:h[rl]?|(?:{_O})?[rl]){_V}",  # Spanish "maestro", Portuguese "mestre": maistru, maehtro, maetra, maystro, mestoru, mestli, mesthi; not "metro"
     rf"m{_E}l{_A}m{_E}d",  # Hebrew "melamed"
+    rf"{_ARTICLE}m(?:{_U}|{_O}|ü)?d(?:{_A}|{_E})r{{1,2}}(?:{_I}|{_E})s{{1,2}}(?:{_A}h?|{_I}|n{_A})?",  # Arabic "mudarris": mudarrisna, mdarris, el-mudarris, modarres, müderris; not "madaris"
     rf"m(?:{_E}|{_A})mh(?:{_I}|{_E})r(?:{_I}|{_U}|{_E}|{_A})?|መም(?:[ህሕ][ረሩሪራሬርሮ]|ሬ)\p{{Ethiopic}}*",  # Ge'ez "mämhər": memhir, mämhir, mamher, memhiru, መምህር, መምሕር, መምሬ; not "መምረጥ"
     rf"l(?:{_A}{_O}|{_A}{_U}|{_O})(?:sh|s|x)(?:{_I}|y)|sh?(?:{_I}|{_E})f{_U}",  # Chinese "lǎoshī", "shīfu": laosi, loshi, sifu, sefu
     rf"s{_E}ns{{1,2}}{_E}(?:{_I}|y){{1,2}}",  # Japanese "sensei": senseyi
@@ -137,7 +145,8 @@ _LOANED_TEACHER_FAMILIES = (
 #: (gikinoo'amaagewinini, gkinoomaagewnini, kiskinwahamâkêw, gkinoamagé), and Ethiopia's "learn" made "teach" by a
 #: causative: Amharic "tämarä" with "as-" (astämari, አስተማሪ) and the Omotic languages' loan of it with "-(i)s(s)-"
 #: (tamaarsho, tamaarissiya), Cushitic "bar-" and "ros-" with "-(s)iis-" and an agent ending (barsiisaa,
-#: rosiisaancho). Read as the loaned ones are.
+#: rosiisaancho); and Malagasy "anatra" (learn) with the agent of a causative "mp-ampi-" (mpampianatra, mpampianatse),
+#: beside "mpanoro" (one who shows the way). Read as the loaned ones are.
 _TEACHING_AGENT_FAMILIES = (
     r"(?:[өӧүӱ][өӧүӱйь]?г?р[еэәөӧ]?[тд]|[оу][кқҡх][ыуі][тд])(?:[иіыуӱүеэәөӧ]{1,2}[гкқв]?|[кқ][ыуиі])?[чшщс]{1,2}[иіыуӱүеэ]\p{Cyrillic}*",  # Turkic in Cyrillic: өөредикчи, ӱгретчі, үөрэтээччи, укытучы, уҡытыусы, оқутқучи
     rf"(?:[öü](?:[ğgywöü])?|o['ʻ‘’])rg?(?:{_E}|{_A}|ö|i)?[td](?:m(?:{_E}|{_A})n|(?:(?:{_I}|ı|{_U}|ü|{_E}){{1,2}}[vwgkq]?|q{_U})?(?:ch|sh|c|ç|ş|j)(?:{_I}|ı|{_U}|ü|{_E}|y))(?:m|{_I}m|ım|üm)?",  # öğretmen, öyrətmən, üüredici, öwrediji, ögretchi, o'rgatuvchi
@@ -147,6 +156,7 @@ _TEACHING_AGENT_FAMILIES = (
     rf"{_A}st(?:{_E}|{_A})m(?:{_A}){{1,2}}r{_I}(?:y(?:{_A}|{_O}))?|[አኣ]ስተማሪ\p{{Ethiopic}}*",  # Amharic "astämari": astemari, astamaariya, astemaariyo, አስተማሪያችን
     rf"t{_A}m(?:{_A}){{1,2}}r(?:{_I})?(?:sh|s{{1,2}})(?:{_I}|{_O}|{_A}|y)(?:{_I}|{_O}|{_A}|y|s){{0,5}}(?:w(?:{_A}|{_O})?)?",  # Omotic: tamaarsho, tamaarissiya, tamaarissiyawo, tamaarsiisaa; not "Tamaris"
     rf"(?:b{_A}rs|r{_O}s?h?)(?:{_I}){{1,2}}s(?:{_A}){{1,2}}(?:n(?:{_O}){{1,2}}|n?(?:ch|c|sh)(?:{_O}|{_U}|{_I}|{_A}){{1,2}})?",  # Cushitic: barsiisaa, barsiisaano, rosiisaancho, roshiisaanco
+    rf"mp{_A}mp{_I}{_A}n{_A}t(?:r|t?s)(?:{_A}|{_E}|{_I}|{_O}|y)|mp{_A}[nñ]{_O}r{_O}",  # Malagasy: mpampianatra, mpampianatsy, mpampianatro, mpanoro, mpañoro
 )
 _LOANED_TEACHER = rf"(?<![\p{{L}}\p{{M}}\d_/.])(?:{'|'.join(_LOANED_TEACHER_FAMILIES + _TEACHING_AGENT_FAMILIES)})(?![\p{{L}}\p{{M}}\d_])"
 #: What may follow a call before its comma or its end: a word of respect of one to three letters set apart by a space,
