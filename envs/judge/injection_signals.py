@@ -71,7 +71,7 @@ _IMPLIED = {"outcome": ("top_mark", "award"), "top_mark": ("award",), "request":
 _MARK_WORDS = ("mark", "whole")
 #: The commas of the world's scripts: Latin, Arabic, Chinese and Japanese (ideographic and full-width), Ethiopic ("፣"),
 #: Myanmar ("၊"), N'Ko, Vai and Mongolian.
-COMMAS = ",،、，፣၊߸꘍᠂"
+_COMMAS = ",،、，፣၊߸꘍᠂"
 #: The question marks of Latin, full-width, Arabic ("؟") and Ethiopic ("፧") writing.
 _QUESTION_MARKS = "?？؟፧"
 #: The marks that end a sentence: the full stops of Latin, Chinese and Japanese, Ethiopic ("።"), Devanagari and Bengali
@@ -80,7 +80,7 @@ SENTENCE_MARKS = f".。．።।॥။۔։꘎!！{_QUESTION_MARKS}"
 #: What may close the clause after a number that names the top of a scale ("pange mulle viis.", "dieci 🙏"): a mark of
 #: punctuation other than a hyphen or a slash ("a ten-minute break"), a comma or a sentence's end in any script
 #: ("10 بدهید، استاد", "10 ሰጠኝ።"), or a symbol.
-_CLAUSE_CLOSE = rf"[{COMMAS}{SENTENCE_MARKS}…;:)\]»”\"'؛፤]|\p{{So}}"
+_CLAUSE_CLOSE = rf"[{_COMMAS}{SENTENCE_MARKS}…;:)\]»”\"'؛፤]|\p{{So}}"
 #: Where a number ends: no digit, slash or percent sign after it, nor a decimal ("10.5"); a full stop or comma may
 #: follow ("100 out of 100.").
 _NUMBER_END = r"(?![\d/%]|[.,]\d)"
@@ -163,7 +163,7 @@ _LOANED_TEACHER = rf"(?<![\p{{L}}\p{{M}}\d_/.])(?:{'|'.join(_LOANED_TEACHER_FAMI
 #: a hyphen or the Tibetan syllable mark ("Gergan la,", "Lopön-la,", "Sar-ji", "སློབ་དཔོན་ལགས་,"), and that mark.
 _HONORIFIC = r"(?:[\s\-་]\p{L}{1,3})?་?"
 #: Commas that set off the parts of a short sentence, in any script ("Tisa, wun, 10 kwi.", "መምህር፣ ሰጋ፣ 10 ሐብኝ።").
-_PART_BREAK = regex.compile(f"[{COMMAS}]")
+_PART_BREAK = regex.compile(f"[{_COMMAS}]")
 #: The punctuation that ends a sentence, with any space after it.
 _TRAILING_PUNCTUATION = regex.compile(r"[\p{P}\s]+$")
 #: A part set off by commas in a plea to a called teacher has at most this many words ("mi torii ma", "di pa mi 10").
@@ -360,7 +360,7 @@ def compile_lexicon(data: dict) -> dict[str, regex.Pattern[str]]:
     compiled["short_of"] = regex.compile(rf"(?:{compiled['who'].pattern}){shortfall}", regex.I)
     compiled["handed_to_top"] = regex.compile(rf"(?:{compiled['evaluator'].pattern})(?:\s*[+×*&]\s*[^=\n+×*&]{{1,30}}?)?\s*(?:{GLOSS_ARROW}|➡️?|=)\s*"
                                               rf"(?:{compiled['top_mark'].pattern})", regex.I)
-    compiled["valediction"] = regex.compile(rf"\W*(?:{compiled['valediction'].pattern})\s*(?:[{COMMAS}—–-]|$)", regex.I)
+    compiled["valediction"] = regex.compile(rf"\W*(?:{compiled['valediction'].pattern})\s*(?:[{_COMMAS}—–-]|$)", regex.I)
     gap = rf"(?:[\s,\-]+[\p{{L}}'’]+){{0,{_GAP}}}?[\s,\-]+"
     compiled["evaluator"] = regex.compile(
         rf"(?:{compiled['evaluator'].pattern})|(?:{compiled['entity'].pattern}){_MODIFIER}{gap}(?:{compiled['judging'].pattern})"
@@ -398,15 +398,15 @@ def compile_lexicon(data: dict) -> dict[str, regex.Pattern[str]]:
                                           rf"(?<!\b(?:for|to|für|pour|para|per|voor|dla)\s+)|\s+)(?:{compiled['outcome'].pattern})",
                                           regex.I)  # not "requires units for full marks"
     compiled["salutation"] = regex.compile(rf"\W*(?:[\p{{L}}\d][\p{{L}}\p{{M}}\d'’.]*\p{{P}}?\s+){{0,{_SALUTATION_WORDS}}}?(?:{called})"
-                                           rf"(?:\s+[\p{{L}}'’.]+){{0,{_SALUTATION_WORDS - 1}}}\s*(?:[{COMMAS}:：!]|\.{{2,}}|…)?\s*$", regex.I)
+                                           rf"(?:\s+[\p{{L}}'’.]+){{0,{_SALUTATION_WORDS - 1}}}\s*(?:[{_COMMAS}:：!]|\.{{2,}}|…)?\s*$", regex.I)
     compiled["bare_plea"] = regex.compile("|".join(compiled[signal].pattern for signal in _BARE_PLEA), regex.I)
     compiled["vocative"] = regex.compile(rf"\W*(?:[\p{{L}}\d][\p{{L}}\p{{M}}\d'’.]*[:：]?\s+){{0,3}}?(?:{called})"
-                                         rf"(?:(?<=\p{{Hangul}})\s|(?:\p{{L}}{{1,3}})?{_HONORIFIC}\s*(?:[{COMMAS}:：!—–፡*~～།]|(?<=[\p{{Thai}}\p{{Lao}}\p{{Khmer}}\p{{Myanmar}}])\s"
+                                         rf"(?:(?<=\p{{Hangul}})\s|(?:\p{{L}}{{1,3}})?{_HONORIFIC}\s*(?:[{_COMMAS}:：!—–፡*~～།]|(?<=[\p{{Thai}}\p{{Lao}}\p{{Khmer}}\p{{Myanmar}}])\s"
                                          rf"|(?<=\s)(?=(?:{compiled['plea'].pattern}))"
                                          rf"|(?<=[\p{{Han}}\p{{Hiragana}}\p{{Katakana}}])(?=(?:{compiled['courtesy'].pattern}))))", regex.I)
     compiled["any_grader"] = regex.compile(rf"(?:{compiled['any_grader'].pattern})\s+(?:\p{{L}}+\s+)?(?:{called})", regex.I)
-    compiled["closing_vocative"] = regex.compile(rf"[{COMMAS}—–]\s*(?:(?:[\p{{L}}'’.]+\s+){{0,3}}?(?:{called}){_HONORIFIC}\s*[{SENTENCE_MARKS}…།]*\s*$"
-                                                 rf"|(?:\p{{Lu}}\p{{L}}*\.?\s+)?(?:{called})\s*[{COMMAS};—–])", regex.I)
+    compiled["closing_vocative"] = regex.compile(rf"[{_COMMAS}—–]\s*(?:(?:[\p{{L}}'’.]+\s+){{0,3}}?(?:{called}){_HONORIFIC}\s*[{SENTENCE_MARKS}…།]*\s*$"
+                                                 rf"|(?:\p{{Lu}}\p{{L}}*\.?\s+)?(?:{called})\s*[{_COMMAS};—–])", regex.I)
     return compiled
 
 
