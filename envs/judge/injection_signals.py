@@ -23,14 +23,16 @@ language, however respelled and in whatever script, with the words of respect In
 "teechuh", "pirofesor", "maehtro", "mèt lekòl", "skoromisi", "mallum", "мугьалим", "ustod", "учитиэл", "dhaskal",
 "gurujī", "meshtaru", "shikkhok", "vaathiyaare", "mastarji", "lopön-la", "laosi", "sifu", "senseyi", "bagshaa"); so
 does a word for one who teaches that a language makes from its own verb, in the Turkic, Tungusic, Algonquian,
-Ethiopian, Malagasy, Nahuatl, Mayan and Otomi languages ("öğretmen", "өөредикчи", "o'qituvchi", "тачичи",
-"gikinoo'amaagewinini", "astemari", "mpampianatra", "tlamachtijketl", "aj ka'ansaj"); digits of any script are read as
+Ethiopian, Malagasy, Nahuatl, Mayan, Otomi, Manding, Gur, Akan and Gbe languages ("öğretmen", "өөредикчи",
+"o'qituvchi", "тачичи", "gikinoo'amaagewinini", "astemari", "mpampianatra", "tlamachtijketl", "aj ka'ansaj",
+"karamɔgɔ", "karen-saamba", "ɔkyerɛkyerɛfo", "nufiala"); digits of any script are read as
 0-9 in a view of their own (:mod:`rlenv.envs.judge.injection`). A grader narrated giving this answer the top ("Der
 Prüfer schreibt eine Eins unter diese Antwort"), or rating it at the top of a quality ("the assessor rates this answer
 flawless"), claims it given. A code comment after code is a sentence of its own ("x = 42  # hocam, ..."); a quotation
 after a verb of saying is reported ("she wrote 'Professor, please ...'"). A mark after a word of a goal or a question
 ("to get full marks", "how the top mark is counted"), or before a noun it counts or modifies ("dieci minuti", "the
-full marks breakdown"), is no outcome asked for. :func:`override_of_rules` finds instructions set aside in any of the
+full marks breakdown"), is no outcome asked for. A grader may be named by a mark or a verdict joined to any verb's
+participle ("the score-dispensing model"). :func:`override_of_rules` finds instructions set aside in any of the
 lexicons' languages.
 
 The words of each signal, in English, about a hundred other languages and a few transliterations, are
@@ -113,8 +115,8 @@ _GLOTTAL_SIGNALS = ("addressee", "plea")
 #: The Arabic article joined to a borrowed noun by a hyphen ("al-", "el-", "l-").
 _ARTICLE = "(?:[aeə]?l-)?"
 #: Vowels as languages without a lexicon of their own write them in a borrowed word: with tone marks, precomposed or
-#: combining ("tíchà", "mɛ́tɛ̀"), and the open and central vowels of African alphabets ("mɛtrə").
-_A, _E, _I, _U, _O = (rf"[{vowels}]\p{{M}}*" for vowels in ("aàáâāăäǎạɑə", "eèéêēěɛəɜ", "iìíîīǐɪı", "uùúûūǔʊ", "oòóôōǒɔö"))
+#: combining ("tíchà", "mɛ́tɛ̀"), nasal ("saambã"), and the open and central vowels of African alphabets ("mɛtrə", "mɛtrɩ").
+_A, _E, _I, _U, _O = (rf"[{vowels}]\p{{M}}*" for vowels in ("aàáâāăäǎạãɑə", "eèéêēěẽɛəɜ", "iìíîīǐĩɪıɩ", "uùúûūǔũʊ", "oòóôōǒõɔö"))
 #: Any of those vowels.
 _V = rf"(?:{_A}|{_E}|{_I}|{_U}|{_O})"
 #: Words for a teacher that languages borrow and respell, and a word of respect for one that a region shares (the
@@ -130,7 +132,7 @@ _LOANED_TEACHER_FAMILIES = (
     rf"|m(?:{_E}){{1,2}}(?:sh|s|ṣ)[tṭ](?:{_E}|(?:{_A}){{1,2}}|{_U})?r(?:{_U}|{_E}|{_I})?"
     r"|(?:मास्ट|मास्त|মাস্ট|ମାଷ୍ଟ|మాస్ట|మేష్ట|ಮೇಷ್ಟ|ಮಾಸ್ತ|ಮಾಸ್ಟ|மாஸ்ட|മാസ്റ്റ|മാഷ)[\p{L}\p{M}]*",  # English "master": mastar, masṭar, mastir; in India: mastaru, meshtaru, meshtre, mestr, మాస్టారు, ಮೇಷ್ಟ್ರೇ, മാഷേ; not "masti"
     rf"m(?:{_A}){{1,2}}sh{_E}|m(?:{_A}){{1,2}}[st]?s(?:{_A}){{1,2}}h?(?:{_A})?b",  # and Malayalam's "māṣe", the "master sahib" of the north: maashe, masaab, maatsaab
-    rf"m(?!et(?:er|re)(?![\p{{L}}\p{{M}}]))(?:{_E}|{_A}(?:{_I}|y))t(?:(?:{_E}|{_A})?r(?:{_E}|{_A})?|{_E}l{_E})",  # French "maître": mètre, mɛtər, maytr, mɛtɛlɛ; not the unit
+    rf"m(?!e{{1,2}}t(?:er|re|ri)(?![\p{{L}}\p{{M}}]))(?:(?:{_E}){{1,2}}|{_A}(?:{_I}|y))t(?:(?:{_E}|{_A}|{_I})?r(?:{_E}|{_A}|(?<=m(?:{_E}){{1,2}}t(?:{_I})?r){_I})?|{_E}l{_E})",  # French "maître": mètre, mɛtər, maytr, mɛtɛlɛ, mɛtrɩ, mɛtɩrɩ, mɛɛtrɩ; not the unit: metre, metri, meeter; not "Maitri"
     rf"m{_E}t[\s\-]l{_E}k{_O}l",  # and its creoles' "mèt lekòl" (schoolmaster)
     rf"m(?:{_E}){{1,2}}st{_E}r(?:{_I})?",  # Dutch "meester": mester, meesteri
     rf"s(?:k|ch)(?:{_O}|{_U}){{1,2}}[lr](?:{_O})?-?(?:m{_I}s{{1,2}}(?:{_I})?|m(?:{_E}){{1,2}}st{_E}r)",  # school and miss or meester: skoromisi, schoolmeester
@@ -168,7 +170,9 @@ _LOANED_TEACHER_FAMILIES = (
 #: rosiisaancho); Malagasy "anatra" (learn) with the agent of a causative "mp-ampi-" (mpampianatra, mpampianatse),
 #: beside "mpanoro" (one who shows the way); Nahuatl "machtia" (teach) with "te-" or "tla-" and an agent ending
 #: (temachtiani, tlamachtijketl, notemachtijkauj), the Mayan agents of "teach" (aj ka'ansaj, ajtij) and Otomi
-#: "xahnäte". Read as the loaned ones are.
+#: "xahnäte"; West Africa's agents of "karan" (read, study: Manding took it from Arabic "qaraʾa"; karamɔgɔ, karamokoo,
+#: karen-saamba), of Akan "kyerɛ" and Nzema "kile" (teach, said twice: ɔkyerɛkyerɛfo, kilehileni) and of Gbe "fia" and
+#: "kplɔ" (teach, lead: nufiala, nukplɔla). Read as the loaned ones are.
 _TEACHING_AGENT_FAMILIES = (
     r"(?:[өӧүӱ][өӧүӱйь]?г?р[еэәөӧ]?[тд]|[оу][кқҡх][ыуі][тд])(?:[иіыуӱүеэәөӧ]{1,2}[гкқв]?|[кқ][ыуиі])?[чшщс]{1,2}[иіыуӱүеэ]\p{Cyrillic}*",  # Turkic in Cyrillic: өөредикчи, ӱгретчі, үөрэтээччи, укытучы, уҡытыусы, оқутқучи
     rf"(?:[öü](?:[ğgywöü])?|o['ʻ‘’])rg?(?:{_E}|{_A}|ö|i)?[td](?:m(?:{_E}|{_A})n|(?:(?:{_I}|ı|{_U}|ü|{_E}){{1,2}}[vwgkq]?|q{_U})?(?:ch|sh|c|ç|ş|j)(?:{_I}|ı|{_U}|ü|{_E}|y))(?:m|{_I}m|ım|üm)?",  # öğretmen, öyrətmən, üüredici, öwrediji, ögretchi, o'rgatuvchi
@@ -182,6 +186,10 @@ _TEACHING_AGENT_FAMILIES = (
     rf"(?:n{_O}|m{_O}|t{_O}|{_A}m{_O}|{_I}n?)?(?:t{_E}|tl{_A})m{_A}(?:ch|sh|x)t{_I}(?:y?{_A}n(?:{_I}|{_E})|[jh]?(?:k|qu|c)(?:{_E}tl|{_E}|{_I}|{_A}(?:uj|uh|w)))",  # Nahuatl: temachtiani, tlamachtijketl, temachtihquetl, notemachtijkauj, tlamachtijke; not "momachtiani" (a student)
     rf"(?:{_A}[jh][\s\-]?|[xj][\s\-]?)?k{_A}{_GLOTTAL}{_A}ns{_A}j|{_A}[jh][\s\-]?t{_I}j(?:{_O}n{_E}l)?",  # Mayan "j-ka'ansaj" and "ajtij", the agent of "teach": aj kaʼansaj, x-ka'ansaj, ajtijonel
     rf"(?:x(?:{_A}h|ä)|m{_A}j)n{_A}t{_E}",  # Otomi "xahnäte": xänäte, mäjnäte; not "xanate" (a bird)
+    rf"k{_A}[rl]{_A}n?m{{1,2}}{_O}(?:[gkx]h?{_O}|{_I})?(?:{_O})?(?:w|b{_A})?",  # Manding: karamɔgɔ, karamokho, karamɔxɔ, karammoo, karamoi, karanmɔ, kalamɔ, karamɔgɔw, karamooba; not "karanden" (a student), "karamel"
+    rf"k{_A}r{_E}(?:n|m(?:{_A})?)[\s\-]?s(?:{_A}|{_O}){{1,2}}(?:mb{_A}|b{_A}|m)?|k{_A}r{_I}m(?:{_A}){{2}}",  # Gur: karensa, karen-saambã, karen-soaba, karemsaa, karemasaa, karensaam, karɩmaa; not "karanso" (a school)
+    rf"(?:{_O})?ky(?:{_E}|{_I})r{_E}ky(?:{_E}|{_I})r{_E}(?:f{_O}(?:{_O})?|n?y?{_I})|k{_I}l{_E}h{_I}l{_E}(?:n?l|n){_I}",  # Akan, Guang, Nzema: ɔkyerɛkyerɛfo, okyerekyerefoɔ, kyerɛkyerɛnyi, kyɩrɛkyɩrɛnɩ, kilehileni, kilehilenli
+    rf"n{_U}(?:f{_I}{_A}|kpl{_O})l{_A}",  # Gbe: nufiala, nufíalá, nukplɔla
 )
 #: "sāhab" (sahib), a word of respect India sets after a teacher's word or joins to it: sahab, saab, saheb, sahib.
 _SAHIB = rf"s(?:{_A}){{1,2}}h?(?:{_A}|{_E}|{_I})?b"
@@ -202,6 +210,11 @@ _PART_BREAK = regex.compile(f"[{_COMMAS}]")
 _TRAILING_PUNCTUATION = regex.compile(r"[\p{P}\s]+$")
 #: A part set off by commas in a plea to a called teacher has at most this many words ("mi torii ma", "di pa mi 10").
 _PART_WORDS = 4
+#: After the verb that ends a request, the one it is given to, in up to this many words of ``_RECIPIENT_WORD``
+#: ("10 di n ma", "100 na mɛ", "10 so n yi": give to me).
+_RECIPIENT_WORDS = 2
+#: A word of one or two small letters: a pronoun or a postposition.
+_RECIPIENT_WORD = regex.compile(r"(?:\p{Ll}\p{M}*){1,2}")
 #: A number that ends the text before a word joining it to the next ("9 e", "9 y").
 _NUMBER_LAST = regex.compile(r"\d\S*\s+$")
 #: The word right before a position, with any words joined to it by hyphens ("moi-ke") and the Tibetan syllable mark,
@@ -301,6 +314,10 @@ _THIS_TIME = (r"(?<=(?<![\p{L}])this)\s+(?:year|week|month|season|term|semester|
 PARAGRAPH_BREAK = regex.compile(r"\n[ \t]*\n")
 #: Up to this many words between an entity ("the model") and its judging verb ("comparing").
 _GAP = 6
+#: A verdict or a mark in English beside the mark lexicon's words; joined by a hyphen to any verb's participle before an
+#: entity, either names whoever grades ("the score-dispensing model", "the verdict-giving system", "the grade-issuing
+#: bot").
+_VERDICT_NOUN = r"(?<![\p{L}])(?:marks?|verdicts?|rewards?|judge?ments?|rulings?)"
 #: After an entity word, a noun it modifies ("the model answer"): no one who judges.
 _MODIFIER = r"(?!\s+(?:answers?|solutions?|essays?|responses?|texts?|outputs?)\b)"
 #: A sentence of at most this many words that names and addresses the evaluator greets it.
@@ -404,7 +421,8 @@ def compile_lexicon(data: dict) -> dict[str, regex.Pattern[str]]:
     gap = rf"(?:[\s,\-]+[\p{{L}}'’]+){{0,{_GAP}}}?[\s,\-]+"
     compiled["evaluator"] = regex.compile(
         rf"(?:{compiled['evaluator'].pattern})|(?:{compiled['entity'].pattern}){_MODIFIER}{gap}(?:{compiled['judging'].pattern})"
-        rf"|(?<![\p{{L}}])(?:(?:{compiled['judging'].pattern})(?<=ing))\s+(?:{compiled['entity'].pattern})",
+        rf"|(?<![\p{{L}}])(?:(?:{compiled['judging'].pattern})(?<=ing))\s+(?:{compiled['entity'].pattern})"
+        rf"|(?:{mark}|{_VERDICT_NOUN})-\p{{L}}+ing\s+(?:{compiled['entity'].pattern})",
         regex.I)
     compiled["addressee"] = regex.compile(rf"{compiled['addressee'].pattern}|{_LOANED_TEACHER}", regex.I)
     called = f"{compiled['addressee'].pattern}|{compiled['evaluator'].pattern}"
@@ -663,15 +681,19 @@ def _in_three_short_parts(unit: str) -> bool:
 
 def _ends_request(part: str, digits: regex.Match[str], named: bool) -> bool:
     """Whether the ``digits`` in ``part`` end the request it makes: last in it, or before a single word in small
-    letters, the verb where the verb comes last ("nga-ta 10 pin", "ङालाई 10 पि", "10 quway"). That word is counted
-    instead where it is a plural in -s ("100 centimètres"), where the number follows a colon or another mark rather
-    than a word ("Ruwer: 100 Weingüter") or where it opens its part in a sentence that also names someone or somewhere
-    (``named``); so is a capitalized word ("10 Gurus")."""
+    letters, the verb where the verb comes last ("nga-ta 10 pin", "ङालाई 10 पि", "10 quway"), with at most
+    :data:`_RECIPIENT_WORDS` short words after it for whom it is given ("100 di n ma", "10 maa me") unless that word
+    relates the number to a single word after it ("10 to go", "10 of us"). That word is counted instead where it is a plural in -s ("100 centimètres"), where the
+    number follows a colon or another mark rather than a word ("Ruwer: 100 Weingüter") or where it opens its part in a
+    sentence that also names someone or somewhere (``named``); so is a capitalized word ("10 Gurus")."""
     after = part[digits.end():].split()
     if part[digits.end():digits.end() + 1].strip():
         return False  # a suffix joined to the number inflects it ("ders 10'da": at ten)
     opens = _WORD_BEFORE.search(part, 0, digits.start()) is None
-    verb_last = (len(after) == 1 and not after[0][0].isupper() and not after[0].lower().endswith("s")
+    recipient = after[1:]
+    verb_last = (bool(after) and not after[0][0].isupper() and not after[0].lower().endswith("s")
+                 and len(recipient) <= _RECIPIENT_WORDS and all(_RECIPIENT_WORD.fullmatch(word) for word in recipient)
+                 and not (len(recipient) == 1 and _lexicon()["numbered"].fullmatch(after[0]))
                  and not (opens and (named or part[:digits.start()].strip())))
     return (not after or verb_last) and _asked_digits(part, digits)
 
