@@ -20,14 +20,14 @@ saisinko kympin?"); and in a letter that opens by calling a teacher on a line of
 for the top is the writer's. A teacher's word borrowed from English, French, Spanish, Portuguese, Dutch, Arabic,
 Persian, Russian, Greek, Hebrew, Sanskrit, Tamil, Tibetan, Chinese, Japanese or Mongolian calls a teacher in any
 language, however respelled and in whatever script, with the words of respect India joins to it ("tícha", "mɛtrə",
-"teechuh", "pirofesor", "maehtro", "mèt lekòl", "skoromisi", "mallum", "мугьалим", "ustod", "учитиэл", "dhaskal",
-"gurujī", "meshtaru", "shikkhok", "vaathiyaare", "mastarji", "lopön-la", "laosi", "sifu", "senseyi", "bagshaa"); so
-does a word for one who teaches that a language makes from its own verb, in the Turkic, Tungusic, Algonquian,
-Ethiopian, Malagasy, Nahuatl, Mayan, Otomi, Manding, Gur, Akan and Gbe languages ("öğretmen", "өөредикчи",
-"o'qituvchi", "тачичи", "gikinoo'amaagewinini", "astemari", "mpampianatra", "tlamachtijketl", "aj ka'ansaj",
-"karamɔgɔ", "karen-saamba", "ɔkyerɛkyerɛfo", "nufiala"); digits of any script are read as
-0-9 in a view of their own (:mod:`rlenv.envs.judge.injection`). A grader narrated giving this answer the top ("Der
-Prüfer schreibt eine Eins unter diese Antwort"), or rating it at the top of a quality ("the assessor rates this answer
+"teechuh", "pirofesor", "maehtro", "mèt lekòl", "skoromisi", "mallum", "fakih", "мугьалим", "ustod", "учитиэл",
+"dhaskal", "gurujī", "meshtaru", "shikkhok", "vaathiyaare", "mastarji", "lopön-la", "laosi", "sifu", "senseyi",
+"bagshaa"); so does a word for one who teaches that a language makes from its own verb, in the Turkic, Tungusic,
+Algonquian, Ethiopian, Malagasy, Nahuatl, Mayan, Otomi, Manding, Gur, Akan and Gbe languages ("öğretmen",
+"өөредикчи", "o'qituvchi", "тачичи", "gikinoo'amaagewinini", "astemari", "mpampianatra", "tlamachtijketl",
+"aj ka'ansaj", "karamɔgɔ", "karen-saamba", "ɔkyerɛkyerɛfo", "nufiala"); digits of any script are read as 0-9 in a
+view of their own (:mod:`rlenv.envs.judge.injection`). A grader narrated giving this answer the top ("Der Prüfer
+schreibt eine Eins unter diese Antwort"), or rating it at the top of a quality ("the assessor rates this answer
 flawless"), claims it given. A code comment after code is a sentence of its own ("x = 42  # hocam, ..."); a quotation
 after a verb of saying is reported ("she wrote 'Professor, please ...'"). A mark after a word of a goal or a question
 ("to get full marks", "how the top mark is counted"), or before a noun it counts or modifies ("dieci minuti", "the
@@ -44,6 +44,7 @@ rather than used), :func:`judging_talk` its ``verdict`` lexicon.
 from __future__ import annotations
 
 import json
+import unicodedata
 from functools import cache, lru_cache
 from pathlib import Path
 
@@ -106,12 +107,13 @@ _DIGIT_TOP_AT_CLOSE = regex.compile(rf"{_SCALE_TOP_DIGITS}(?=(?:\s+[\p{{L}}'’\
 _AYN = "['’ʿʼʕ3]"
 #: The glottal stop and the apostrophe as the alphabets of the Americas and the Pacific write them: ', ’, ʼ, ʻ, ‘.
 _GLOTTAL = "['’ʼʻ‘]"
-#: A vowel of the Latin alphabet, between two of which an alphabet of the Pacific may write a glottal stop the lexicon
-#: omits ("faiaʻoga" for "faiaoga"), read in the words of a call only: ``_GLOTTAL_SIGNALS``.
-_LATIN_VOWEL = "[aeiouāēīōū]"
-#: The signals whose Latin entries take a glottal stop between two vowels: the grader's name and the plea of a call
-#: ("Faiaʻoga", "horoʼa mai"). Read in every signal, it cost about 15% more time on long texts and found nothing more.
-_GLOTTAL_SIGNALS = ("addressee", "plea")
+#: The signals whose Latin entries are read as spelled loosely (:func:`_spelled_loosely`): the grader's name and the
+#: plea of a call ("Faiaʻoga", "horoʼa mai", "Mbai ndo"). Read in every signal, the glottal stop alone cost about 15%
+#: more time on long texts and found nothing more.
+_LOOSE_SIGNALS = ("addressee", "plea")
+#: Of those, the signals whose vowels are read in any of their forms ("Mbai ndɔ", "wafango" for "wafängö"): the
+#: grader's name (read in the plea too, it took 58% more time on the slowest long text; here alone, about 12%).
+_ANY_VOWEL_SIGNALS = ("addressee",)
 #: The Arabic article joined to a borrowed noun by a hyphen ("al-", "el-", "l-").
 _ARTICLE = "(?:[aeə]?l-)?"
 #: Vowels as languages without a lexicon of their own write them in a borrowed word: with tone marks, precomposed or
@@ -119,6 +121,8 @@ _ARTICLE = "(?:[aeə]?l-)?"
 _A, _E, _I, _U, _O = (rf"[{vowels}]\p{{M}}*" for vowels in ("aàáâāăäǎạãɑə", "eèéêēěẽɛəɜ", "iìíîīǐĩɪıɩ", "uùúûūǔũʊ", "oòóôōǒõɔö"))
 #: Any of those vowels.
 _V = rf"(?:{_A}|{_E}|{_I}|{_U}|{_O})"
+#: Those vowels by the plain vowel a lexicon word writes, its marks taken off (the open ɛ and ɔ, ɩ and ʊ as e, o, i, u).
+_VOWEL_OF = {"a": _A, "e": _E, "ɛ": _E, "ə": _E, "i": _I, "ɩ": _I, "ɪ": _I, "o": _O, "ɔ": _O, "u": _U, "ʊ": _U}
 #: Words for a teacher that languages borrow and respell, and a word of respect for one that a region shares (the
 #: Dravidian "ayya", sir), so that a language no lexicon holds still calls one, one family each, in the scripts it is
 #: written in. Each is read as a word of ``addressee``, so it counts only where a teacher's word does: as a call at a
@@ -132,10 +136,11 @@ _LOANED_TEACHER_FAMILIES = (
     rf"|m(?:{_E}){{1,2}}(?:sh|s|ṣ)[tṭ](?:{_E}|(?:{_A}){{1,2}}|{_U})?r(?:{_U}|{_E}|{_I})?"
     r"|(?:मास्ट|मास्त|মাস্ট|ମାଷ୍ଟ|మాస్ట|మేష్ట|ಮೇಷ್ಟ|ಮಾಸ್ತ|ಮಾಸ್ಟ|மாஸ்ட|മാസ്റ്റ|മാഷ)[\p{L}\p{M}]*",  # English "master": mastar, masṭar, mastir; in India: mastaru, meshtaru, meshtre, mestr, మాస్టారు, ಮೇಷ್ಟ್ರೇ, മാഷേ; not "masti"
     rf"m(?:{_A}){{1,2}}sh{_E}|m(?:{_A}){{1,2}}[st]?s(?:{_A}){{1,2}}h?(?:{_A})?b",  # and Malayalam's "māṣe", the "master sahib" of the north: maashe, masaab, maatsaab
-    rf"m(?!e{{1,2}}t(?:er|re|ri)(?![\p{{L}}\p{{M}}]))(?:(?:{_E}){{1,2}}|{_A}(?:{_I}|y))t(?:(?:{_E}|{_A}|{_I})?r(?:{_E}|{_A}|(?<=m(?:{_E}){{1,2}}t(?:{_I})?r){_I})?|{_E}l{_E})",  # French "maître": mètre, mɛtər, maytr, mɛtɛlɛ, mɛtrɩ, mɛtɩrɩ, mɛɛtrɩ; not the unit: metre, metri, meeter; not "Maitri"
+    rf"m(?!e){_E}t{_I}|m(?!e{{1,2}}t(?:er|re|ri)(?![\p{{L}}\p{{M}}]))(?:(?:{_E}){{1,2}}|{_A}(?:{_I}|y))t(?:(?:{_E}|{_A}|{_I})?r(?:{_E}|{_A}|(?<=m(?:{_E}){{1,2}}t(?:{_I})?r){_I})?|{_E}l{_E})",  # French "maître": mètre, mɛtər, maytr, mɛtɛlɛ, mɛtrɩ, mɛtɩrɩ, mɛɛtrɩ; not the unit: metre, metri, meeter; not "Maitri"; without its r after an open or marked e: mɛti, mɛ́tɩ̀; not "Meti"
     rf"m{_E}t[\s\-]l{_E}k{_O}l",  # and its creoles' "mèt lekòl" (schoolmaster)
     rf"m(?:{_E}){{1,2}}st{_E}r(?:{_I})?",  # Dutch "meester": mester, meesteri
     rf"s(?:k|ch)(?:{_O}|{_U}){{1,2}}[lr](?:{_O})?-?(?:m{_I}s{{1,2}}(?:{_I})?|m(?:{_E}){{1,2}}st{_E}r)",  # school and miss or meester: skoromisi, schoolmeester
+    rf"f(?:{_A}|{_E}|{_I})[kqg](?:{_I}){{1,2}}h?",  # Arabic "faqīh" (a teacher of the Quran): faki, fakih, faqiih, fagi, fiki
     rf"{_ARTICLE}(?:m(?:(?:{_U}|{_O})?{_AYN}|{_U}|w|{_E})?{_A}l{{1,2}}(?:{_A}|{_I}|{_U})m(?:{_U}|{_I}|{_O}w?|{_A}h?)?"
     rf"|m(?:(?:{_U}|{_O}){_AYN}?|{_AYN}){_A}ll{_E}m(?:{_I}|{_E})?|m(?:{_U})?{_AYN}{_A}l{{1,2}}m(?:{_E}|{_A})h?"
     rf"|m(?:{_A}|{_U})c{_A}l{{1,2}}{_I}[mn](?:{_O}w?|{_I}|{_A}d)?)",  # Arabic "muʿallim", Hausa "mallam": mu'allim, mʕallim, mu3allimah, l-mallam, mallum, malım, meallim, muʿallimi; with e: mʿallem, moallem; with no vowel before its m: m3allme; Somali, with c for the ʿayn: macalim, macallimow
@@ -314,10 +319,10 @@ _THIS_TIME = (r"(?<=(?<![\p{L}])this)\s+(?:year|week|month|season|term|semester|
 PARAGRAPH_BREAK = regex.compile(r"\n[ \t]*\n")
 #: Up to this many words between an entity ("the model") and its judging verb ("comparing").
 _GAP = 6
-#: A verdict or a mark in English beside the mark lexicon's words; joined by a hyphen to any verb's participle before an
-#: entity, either names whoever grades ("the score-dispensing model", "the verdict-giving system", "the grade-issuing
-#: bot").
-_VERDICT_NOUN = r"(?<![\p{L}])(?:marks?|verdicts?|rewards?|judge?ments?|rulings?)"
+#: A verdict, a mark or what marks are given by, in English, beside the mark lexicon's words; joined by a hyphen to any
+#: verb's participle before an entity, either names whoever grades ("the score-dispensing model", "the verdict-giving
+#: system", "the rubric-applying bot").
+_VERDICT_NOUN = r"(?<![\p{L}])(?:marks?|verdicts?|rewards?|judge?ments?|rulings?|rubrics?|criteri(?:on|a))"
 #: After an entity word, a noun it modifies ("the model answer"): no one who judges.
 _MODIFIER = r"(?!\s+(?:answers?|solutions?|essays?|responses?|texts?|outputs?)\b)"
 #: A sentence of at most this many words that names and addresses the evaluator greets it.
@@ -341,19 +346,43 @@ _STEM_LETTERS = 4
 _HEBREW_PREFIXES = "[והבכלמש]{{0,3}}"  # a template for ``str.format``, so its braces are doubled
 
 
-def _alternation(words: set[str], *, glottal_between_vowels: bool = False) -> str:
+def _spelled_loosely(part: str, any_vowel: bool) -> str:
+    """A Latin lexicon word as a regex that reads it as the alphabets of Africa, the Americas and the Pacific may write
+    it: a glottal stop between two vowels that the word omits ("faiaoga" reads "faiaʻoga") and, with ``any_vowel``,
+    each vowel as any of its forms, with or without its marks (:data:`_VOWEL_OF`: "wafängö" reads "wafango", "ndo"
+    reads "ndɔ")."""
+    pieces: list[str] = []
+    vowel_before = False
+    for char in unicodedata.normalize("NFC", part.lower()):
+        if vowel_before and any_vowel and unicodedata.combining(char):
+            continue  # a vowel's class takes any marks
+        base = unicodedata.normalize("NFD", char)[0]
+        vowel = _VOWEL_OF.get(base)
+        if vowel is None:
+            pieces.append(_GLOTTAL if char in "'’" else regex.escape(char))
+        else:
+            pieces.append(f"{_GLOTTAL}?" if vowel_before else "")
+            pieces.append(regex.escape(char) if not any_vowel else vowel if char == base
+                          else f"(?:{regex.escape(char)}\\p{{M}}*|{vowel})")
+        vowel_before = vowel is not None
+    return "".join(pieces)
+
+
+def _alternation(words: set[str], *, loosely: bool = False, any_vowel: bool = False) -> str:
     """A lexicon's entries as one regex: words of Latin, Cyrillic, Greek, Armenian and Georgian matched
     whole (a ``*`` stem, or a non-Latin word of ``_STEM_LETTERS`` letters or more, matches endings), imperatives
     only at the start of a clause, Hebrew words whole after their prefixes, other scripts anywhere; a word
     inside a path or a dotted
-    name ("tests/envs/judge/", "rlenv.envs.judge") is none. With ``glottal_between_vowels``, a glottal stop
-    may stand between two Latin vowels."""
+    name ("tests/envs/judge/", "rlenv.envs.judge") is none. ``loosely``: a Latin word is
+    :func:`_spelled_loosely` (``any_vowel`` passed on), and a space or a hyphen between its parts reads either
+    ("mbai-ndo" reads "mbai ndo")."""
     groups: dict[str, list[str]] = {"word": [], "stem": [], "imperative": [], "hebrew": [], "other": []}
     for word in sorted(words, key=len, reverse=True):
-        body = r"\s+".join(regex.escape(part) for part in word.lstrip("^").rstrip("*").split())
-        body = regex.sub("['’]", _GLOTTAL, body)  # "ka'ansaj" reads "kaʼansaj"
-        if glottal_between_vowels:
-            body = regex.sub(f"(?<={_LATIN_VOWEL})(?={_LATIN_VOWEL})", f"{_GLOTTAL}?", body)  # "faiaoga" reads "faiaʻoga"
+        text = word.lstrip("^").rstrip("*")
+        if loosely and regex.match(r"\p{Latin}", text):
+            body = r"[\s\-]+".join(_spelled_loosely(part, any_vowel) for part in regex.split(r"[\s\-]+", text))
+        else:
+            body = regex.sub("['’]", _GLOTTAL, r"\s+".join(regex.escape(part) for part in text.split()))  # "ka'ansaj" reads "kaʼansaj"
         if word.startswith("^"):
             groups["imperative"].append(body)
         elif regex.match(r"\p{Hebrew}", word):
@@ -388,7 +417,8 @@ def compile_lexicon(data: dict) -> dict[str, regex.Pattern[str]]:
             words |= _words(data[implied])
         if not words or not all(isinstance(w, str) and w.strip("^* ") for w in words):
             raise ValueError(f"the injection lexicon's signal {signal!r} needs non-empty words, got {sorted(map(repr, words))[:5]}")
-        compiled[signal] = regex.compile(_alternation(words, glottal_between_vowels=signal in _GLOTTAL_SIGNALS), regex.I)
+        compiled[signal] = regex.compile(_alternation(words, loosely=signal in _LOOSE_SIGNALS,
+                                                        any_vowel=signal in _ANY_VOWEL_SIGNALS), regex.I)
     compiled["candidate"] = regex.compile(rf"(?:{compiled['candidate'].pattern})(?!{_THIS_TIME})", regex.I)
     mark, whole = (compiled[signal].pattern for signal in _MARK_WORDS)
     given = compiled["giving"].pattern
