@@ -712,10 +712,11 @@ def _in_three_short_parts(unit: str) -> bool:
 def _ends_request(part: str, digits: regex.Match[str], named: bool) -> bool:
     """Whether the ``digits`` in ``part`` end the request it makes: last in it, or before a single word in small
     letters, the verb where the verb comes last ("nga-ta 10 pin", "ङालाई 10 पि", "10 quway"), with at most
-    :data:`_RECIPIENT_WORDS` short words after it for whom it is given ("100 di n ma", "10 maa me") unless that word
-    relates the number to a single word after it ("10 to go", "10 of us"). That word is counted instead where it is a plural in -s ("100 centimètres"), where the
-    number follows a colon or another mark rather than a word ("Ruwer: 100 Weingüter") or where it opens its part in a
-    sentence that also names someone or somewhere (``named``); so is a capitalized word ("10 Gurus")."""
+    :data:`_RECIPIENT_WORDS` short words after that verb for whom it is given ("100 di n ma", "10 maa me"), unless the
+    word after the number relates it to the single word after that ("10 to go", "10 of us"). The word after the number
+    is counted instead where it is a plural in -s ("100 centimètres"), where the number follows a colon or another
+    mark rather than a word ("Ruwer: 100 Weingüter") or where it opens its part in a sentence that also names someone
+    or somewhere (``named``); so is a capitalized word ("10 Gurus")."""
     after = part[digits.end():].split()
     if part[digits.end():digits.end() + 1].strip():
         return False  # a suffix joined to the number inflects it ("ders 10'da": at ten)
