@@ -361,9 +361,14 @@ def _spelled_loosely(part: str, any_vowel: bool) -> str:
         if vowel is None:
             pieces.append(_GLOTTAL if char in "'’" else regex.escape(char))
         else:
-            pieces.append(f"{_GLOTTAL}?" if vowel_before else "")
-            pieces.append(regex.escape(char) if not any_vowel else vowel if char == base
-                          else f"(?:{regex.escape(char)}\\p{{M}}*|{vowel})")
+            if vowel_before:
+                pieces.append(f"{_GLOTTAL}?")
+            if not any_vowel:
+                pieces.append(regex.escape(char))
+            elif char == base:
+                pieces.append(vowel)
+            else:  # a marked vowel: itself, with any further marks, or any form of its base
+                pieces.append(f"(?:{regex.escape(char)}\\p{{M}}*|{vowel})")
         vowel_before = vowel is not None
     return "".join(pieces)
 
