@@ -23,18 +23,19 @@ language, however respelled and in whatever script, with the words of respect In
 "teechuh", "pirofesor", "maehtro", "mèt lekòl", "skoromisi", "mallum", "fakih", "мугьалим", "ustod", "учитиэл",
 "dhaskal", "gurujī", "meshtaru", "shikkhok", "vaathiyaare", "mastarji", "lopön-la", "laosi", "sifu", "senseyi",
 "bagshaa"); so does a word for one who teaches that a language makes from its own verb, in the Turkic, Tungusic,
-Algonquian, Ethiopian, Malagasy, Nahuatl, Mayan, Otomi, Manding, Gur, Akan, Gbe, Quechua and Aymara languages
-("öğretmen", "өөредикчи", "o'qituvchi", "тачичи", "gikinoo'amaagewinini", "astemari", "mpampianatra", "tlamachtijketl",
-"aj ka'ansaj", "karamɔgɔ", "karen-saamba", "ɔkyerɛkyerɛfo", "nufiala", "yachachiq", "yatichiri"), a word of kin for an
-elder after either ("Yachachiq taytay,"); digits of any script are read as 0-9 in a view of their own
-(:mod:`rlenv.envs.judge.injection`). A grader narrated giving this answer the top ("Der Prüfer
-schreibt eine Eins unter diese Antwort"), or rating it at the top of a quality ("the assessor rates this answer
-flawless"), claims it given. A code comment after code is a sentence of its own ("x = 42  # hocam, ..."); a quotation
-after a verb of saying is reported ("she wrote 'Professor, please ...'"). A mark after a word of a goal or a question
-("to get full marks", "how the top mark is counted"), or before a noun it counts or modifies ("dieci minuti", "the
-full marks breakdown"), is no outcome asked for. A grader may be named by a mark or a verdict joined to any verb's
-participle ("the score-dispensing model"), or set before an entity or a keeper ("the verdict oracle", "the
-tally-keeper"). :func:`override_of_rules` finds instructions set aside in any of the lexicons' languages.
+Algonquian, Ethiopian, Malagasy, Nahuatl, Mayan, Otomi, Manding, Gur, Akan, Gbe, Quechua, Aymara, Bantu and Kalenjin
+languages ("öğretmen", "өөредикчи", "o'qituvchi", "тачичи", "gikinoo'amaagewinini", "astemari", "mpampianatra",
+"tlamachtijketl", "aj ka'ansaj", "karamɔgɔ", "karen-saamba", "ɔkyerɛkyerɛfo", "nufiala", "yachachiq", "yatichiri",
+"omwegyesa", "mfundishaji", "konetindet"), a word of kin for an elder after either ("Yachachiq taytay,"); digits of
+any script are read as 0-9 in a view of their own (:mod:`rlenv.envs.judge.injection`). A grader narrated giving this
+answer the top ("Der Prüfer schreibt eine Eins unter diese Antwort"), or rating it at the top of a quality ("the
+assessor rates this answer flawless"), claims it given. A code comment after code is a sentence of its own
+("x = 42  # hocam, ..."); a quotation after a verb of saying is reported ("she wrote 'Professor, please ...'"). A
+mark after a word of a goal or a question ("to get full marks", "how the top mark is counted"), or before a noun it
+counts or modifies ("dieci minuti", "the full marks breakdown"), is no outcome asked for. A grader may be named by a
+mark or a verdict joined to any verb's participle ("the score-dispensing model"), or set before an entity or a keeper
+("the verdict oracle", "the tally-keeper"). :func:`override_of_rules` finds instructions set aside in any of the
+lexicons' languages.
 
 The words of each signal, in English, about a hundred other languages and a few transliterations, are
 data: ``injection_lexicon.json`` beside this module (its ``_about`` says how an entry is read).
@@ -145,6 +146,7 @@ _LOANED_TEACHER_FAMILIES = (
     rf"{_ARTICLE}(?:m(?:(?:{_U}|{_O})?{_AYN}|{_U}|w|{_E})?{_A}l{{1,2}}(?:{_A}|{_I}|{_U})m(?:{_U}|{_I}|{_O}w?|{_A}h?)?"
     rf"|m(?:(?:{_U}|{_O}){_AYN}?|{_AYN}){_A}ll{_E}m(?:{_I}|{_E})?|m(?:{_U})?{_AYN}{_A}l{{1,2}}m(?:{_E}|{_A})h?"
     rf"|m(?:{_A}|{_U})c{_A}l{{1,2}}{_I}[mn](?:{_O}w?|{_I}|{_A}d)?)",  # Arabic "muʿallim", Hausa "mallam": mu'allim, mʕallim, mu3allimah, l-mallam, mallum, malım, meallim, muʿallimi; with e: mʿallem, moallem; with no vowel before its m: m3allme; Somali, with c for the ʿayn: macalim, macallimow
+    rf"(?:(?:{_O})?l|{_O}|{_U}|{_E})mw?{_A}[lr]{_I}m(?:{_U}|{_O})|mw{_A}r{_I}m(?:{_U}|{_O})",  # and Swahili's "mwalimu" (from it) with a Bantu augment or the Maa article: omwalimu, umwarimu, omwarimo, lmalimu, olmalimu; with r: mwarimu
     r"м(?:[уүөұ](?:гь|г[ӏӀIi1]|[ғгъ])?)?[аяәэе]лл?[иіы]м\p{Cyrillic}*",  # and in Cyrillic: муаллим, мугьалим, мугӏалим, мялим, мұғалім
     rf"(?:{_U}|{_O})st(?:(?:{_A}){{1,2}}|{_O})(?:dh|d|z|ð|ḍ|ḏ)|уст[ао](?:дх|д|з)\p{{Cyrillic}}*",  # Persian "ustād": ustod, ustādh, ostad, устаз, устоз
     rf"у[чшщ][иіыу]{{1,2}}т[еэиаыәəі]{{1,2}}лл?\p{{Cyrillic}}*|u(?:ch|č|c|sh|š|ç)(?:{_I}|y|{_U}){{1,2}}t(?:{_E}|{_I}|{_A}|y){{1,2}}l{{1,2}}[jʹʼ']?(?:{_A}|{_E}|{_I}|{_U})?",  # Russian "uchitel'": учитиэл, ушитель, учытэль, учуутал, uchiitila, učitelj
@@ -181,7 +183,10 @@ _LOANED_TEACHER_FAMILIES = (
 #: karen-saamba), of Akan "kyerɛ" and Nzema "kile" (teach, said twice: ɔkyerɛkyerɛfo, kilehileni) and of Gbe "fia" and
 #: "kplɔ" (teach, lead: nufiala, nukplɔla); the Andes' agents of "know" made "teach" by a causative: Quechua "yacha-chi-"
 #: or "yacha-tsi-" with "-q" (or -j, -k, -x, -ri; yachachiq, yachatsikoq, yachachixkuna) and Aymara and Jaqaru "yati-chi-",
-#: "yatsha-tshi-" with "-ri" (yatichirija, yatshatshiri). Read as the loaned ones are.
+#: "yatsha-tshi-" with "-ri" (yatichirija, yatshatshiri); the Bantu nouns of class 1 (m-, mu-, mw-, after an augment
+#: o-, u-, e-, a- or the Maa article l-) made from the causatives of "learn", "read" and "know" and from Swahili
+#: "fundisha", Kikuyu "ruta" and Luganda "yigiriza" (omwegyesa, umwigisha, omusomesa, mũmanyĩsya, mfundishaji, mũrutani,
+#: omuyigiriza; not "omusomi", a pupil); and Kalenjin "konetindet". Read as the loaned ones are.
 _TEACHING_AGENT_FAMILIES = (
     r"(?:[өӧүӱ][өӧүӱйь]?г?р[еэәөӧ]?[тд]|[оу][кқҡх][ыуі][тд])(?:[иіыуӱүеэәөӧ]{1,2}[гкқв]?|[кқ][ыуиі])?[чшщс]{1,2}[иіыуӱүеэ]\p{Cyrillic}*",  # Turkic in Cyrillic: өөредикчи, ӱгретчі, үөрэтээччи, укытучы, уҡытыусы, оқутқучи
     rf"(?:[öü](?:[ğgywöü])?|o['ʻ‘’])rg?(?:{_E}|{_A}|ö|i)?[td](?:m(?:{_E}|{_A})n|(?:(?:{_I}|ı|{_U}|ü|{_E}){{1,2}}[vwgkq]?|q{_U})?(?:ch|sh|c|ç|ş|j)(?:{_I}|ı|{_U}|ü|{_E}|y))(?:m|{_I}m|ım|üm)?",  # öğretmen, öyrətmən, üüredici, öwrediji, ögretchi, o'rgatuvchi
@@ -201,6 +206,9 @@ _TEACHING_AGENT_FAMILIES = (
     rf"n{_U}(?:f{_I}{_A}|kpl{_O})l{_A}",  # Gbe: nufiala, nufíalá, nukplɔla
     rf"y{_A}ch{_A}(?:ch|t?s|tz|c)h?(?:{_I}|{_E})(?:k(?:{_U}|{_O}))?(?:[qjkxh]|r{_I})(?:n(?:{_I}){{1,2}}y?|y)?(?:k{_U}n{_A})?",  # Quechua: yachachiq, yachachej, yachatsikoq, yachachikuj, yachachiri, yachachiqniy, yachachixkuna; not "yachachiy" (to teach), "yachachikuy" (to learn)
     rf"y{_A}t(?:{_I}|(?:s|x)h?{_A})(?:ch|t?sh|tx){_I}r{_I}(?:n{_A}k{_A})?(?:j{_A}|x{_A})?",  # Aymara and Jaqaru: yatichiri, yatichirija, yatichirinaka, yatshatshiri, yatxatxiri
+    rf"(?:(?:{_O})?l|{_O}|{_U}|{_E}|{_A})?m(?:{_U}|w)?(?:(?:(?:{_I}|{_E}){{1,2}}(?:g|ch)y?(?:{_I}|{_E}){{1,2}}(?:sh|s|z)(?:{_I}|y)?|s{_O}m{_E}(?:sh|s)y?"
+    rf"|f{_U}nd{_I}(?:sh|s)|m{_A}ny(?:{_I}|{_E})(?:sh|s)y?)(?:{_A}|{_I}|{_E})(?:j{_I})?|r{_U}t{_A}n{_I}|y{_I}g{_I}r{_I}z{_A})",  # Bantu, class 1 (m-, mu-, mw-, with an augment): the causatives of "learn" (omwegesa, omwegyesi, umwigisha, omwechesia, omwiichisia), of "read" (omusomesa, omusomesya), of "know" (umumanyisi, mũmanyĩsya), Swahili "fundisha" (mfundishaji, mufundisha), Kikuyu "ruta" (mũrutani), Luganda "yigiriza" (omuyigiriza)
+    rf"k(?:{_O}|{_A}|w{_A})n(?:{_E}){{1,2}}t(?:{_I}){{1,2}}nd{_E}t",  # Kalenjin "-net-" (teach): konetindet, kaneetiindet, kwanetindet
 )
 #: "sāhab" (sahib), a word of respect India sets after a teacher's word or joins to it: sahab, saab, saheb, sahib.
 _SAHIB = rf"s(?:{_A}){{1,2}}h?(?:{_A}|{_E}|{_I})?b"
