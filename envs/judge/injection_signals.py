@@ -125,6 +125,9 @@ _A, _E, _I, _U, _O = (rf"[{vowels}]\p{{M}}*" for vowels in ("aàáâāăäǎạ�
 _V = rf"(?:{_A}|{_E}|{_I}|{_U}|{_O})"
 #: Those vowels by the plain vowel a lexicon word writes, its marks taken off (the open ɛ and ɔ, ɩ and ʊ as e, o, i, u).
 _VOWEL_OF = {"a": _A, "e": _E, "ɛ": _E, "ə": _E, "i": _I, "ɩ": _I, "ɪ": _I, "o": _O, "ɔ": _O, "u": _U, "ʊ": _U}
+#: Before a Bantu noun of class 1 (m-, mu-, mw-): an augment vowel o-, u-, e- or the Maa article l-, ol- ("omwalimu",
+#: "umwigisha", "lmalimu"); the family of "teach" also takes a-.
+_AUGMENT = rf"(?:(?:{_O})?l|{_O}|{_U}|{_E})"
 #: Words for a teacher that languages borrow and respell, and a word of respect for one that a region shares (the
 #: Dravidian "ayya", sir), so that a language no lexicon holds still calls one, one family each, in the scripts it is
 #: written in. Each is read as a word of ``addressee``, so it counts only where a teacher's word does: as a call at a
@@ -146,7 +149,7 @@ _LOANED_TEACHER_FAMILIES = (
     rf"{_ARTICLE}(?:m(?:(?:{_U}|{_O})?{_AYN}|{_U}|w|{_E})?{_A}l{{1,2}}(?:{_A}|{_I}|{_U})m(?:{_U}|{_I}|{_O}w?|{_A}h?)?"
     rf"|m(?:(?:{_U}|{_O}){_AYN}?|{_AYN}){_A}ll{_E}m(?:{_I}|{_E})?|m(?:{_U})?{_AYN}{_A}l{{1,2}}m(?:{_E}|{_A})h?"
     rf"|m(?:{_A}|{_U})c{_A}l{{1,2}}{_I}[mn](?:{_O}w?|{_I}|{_A}d)?)",  # Arabic "muʿallim", Hausa "mallam": mu'allim, mʕallim, mu3allimah, l-mallam, mallum, malım, meallim, muʿallimi; with e: mʿallem, moallem; with no vowel before its m: m3allme; Somali, with c for the ʿayn: macalim, macallimow
-    rf"(?:(?:{_O})?l|{_O}|{_U}|{_E})mw?{_A}[lr]{_I}m(?:{_U}|{_O})|mw{_A}r{_I}m(?:{_U}|{_O})",  # and Swahili's "mwalimu" (from it) with a Bantu augment or the Maa article: omwalimu, umwarimu, omwarimo, lmalimu, olmalimu; with r: mwarimu
+    rf"{_AUGMENT}mw?{_A}[lr]{_I}m(?:{_U}|{_O})|mw{_A}r{_I}m(?:{_U}|{_O})",  # and Swahili's "mwalimu" (from it) with a Bantu augment or the Maa article: omwalimu, umwarimu, omwarimo, lmalimu, olmalimu; with r: mwarimu
     r"м(?:[уүөұ](?:гь|г[ӏӀIi1]|[ғгъ])?)?[аяәэе]лл?[иіы]м\p{Cyrillic}*",  # and in Cyrillic: муаллим, мугьалим, мугӏалим, мялим, мұғалім
     rf"(?:{_U}|{_O})st(?:(?:{_A}){{1,2}}|{_O})(?:dh|d|z|ð|ḍ|ḏ)|уст[ао](?:дх|д|з)\p{{Cyrillic}}*",  # Persian "ustād": ustod, ustādh, ostad, устаз, устоз
     rf"у[чшщ][иіыу]{{1,2}}т[еэиаыәəі]{{1,2}}лл?\p{{Cyrillic}}*|u(?:ch|č|c|sh|š|ç)(?:{_I}|y|{_U}){{1,2}}t(?:{_E}|{_I}|{_A}|y){{1,2}}l{{1,2}}[jʹʼ']?(?:{_A}|{_E}|{_I}|{_U})?",  # Russian "uchitel'": учитиэл, ушитель, учытэль, учуутал, uchiitila, učitelj
@@ -206,7 +209,7 @@ _TEACHING_AGENT_FAMILIES = (
     rf"n{_U}(?:f{_I}{_A}|kpl{_O})l{_A}",  # Gbe: nufiala, nufíalá, nukplɔla
     rf"y{_A}ch{_A}(?:ch|t?s|tz|c)h?(?:{_I}|{_E})(?:k(?:{_U}|{_O}))?(?:[qjkxh]|r{_I})(?:n(?:{_I}){{1,2}}y?|y)?(?:k{_U}n{_A})?",  # Quechua: yachachiq, yachachej, yachatsikoq, yachachikuj, yachachiri, yachachiqniy, yachachixkuna; not "yachachiy" (to teach), "yachachikuy" (to learn)
     rf"y{_A}t(?:{_I}|(?:s|x)h?{_A})(?:ch|t?sh|tx){_I}r{_I}(?:n{_A}k{_A})?(?:j{_A}|x{_A})?",  # Aymara and Jaqaru: yatichiri, yatichirija, yatichirinaka, yatshatshiri, yatxatxiri
-    rf"(?:(?:{_O})?l|{_O}|{_U}|{_E}|{_A})?m(?:{_U}|w)?(?:(?:(?:{_I}|{_E}){{1,2}}(?:g|ch)y?(?:{_I}|{_E}){{1,2}}(?:sh|s|z)(?:{_I}|y)?|s{_O}m{_E}(?:sh|s)y?"
+    rf"(?:{_AUGMENT}|{_A})?m(?:{_U}|w)?(?:(?:(?:{_I}|{_E}){{1,2}}(?:g|ch)y?(?:{_I}|{_E}){{1,2}}(?:sh|s|z)(?:{_I}|y)?|s{_O}m{_E}(?:sh|s)y?"
     rf"|f{_U}nd{_I}(?:sh|s)|m{_A}ny(?:{_I}|{_E})(?:sh|s)y?)(?:{_A}|{_I}|{_E})(?:j{_I})?|r{_U}t{_A}n{_I}|y{_I}g{_I}r{_I}z{_A})",  # Bantu, class 1 (m-, mu-, mw-, with an augment): the causatives of "learn" (omwegesa, omwegyesi, umwigisha, omwechesia, omwiichisia), of "read" (omusomesa, omusomesya), of "know" (umumanyisi, mũmanyĩsya), Swahili "fundisha" (mfundishaji, mufundisha), Kikuyu "ruta" (mũrutani), Luganda "yigiriza" (omuyigiriza)
     rf"k(?:{_O}|{_A}|w{_A})n(?:{_E}){{1,2}}t(?:{_I}){{1,2}}nd{_E}t",  # Kalenjin "-net-" (teach): konetindet, kaneetiindet, kwanetindet
 )
