@@ -10,11 +10,9 @@ import os
 
 import pytest
 import torch
-import torch.distributed
-import torch.multiprocessing as mp
 
 from rlenv.trainers import EpisodeBatch, Trainer
-from tests.trainers.trainer_helpers import tiny_policy
+from tests.trainers.trainer_helpers import gloo_rank, mark_stage, spawn_ranks, tiny_policy
 
 #: In-process updates on one torch thread, put back after the module (the spawned ranks set their own).
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
@@ -68,24 +66,20 @@ def uneven_metrics(rank):
 
 
 def worker(rank, world_size, init_file, out_dir):
-    torch.set_num_threads(1)
-    torch.distributed.init_process_group("gloo", init_method=f"file://{init_file}", rank=rank,
-                                         world_size=world_size)
-    try:
+    with gloo_rank(rank, world_size, init_file):
         torch.save(uneven_metrics(rank), os.path.join(out_dir, f"uneven{rank}.pt"))
+        mark_stage(out_dir, rank, "uneven")
         for algorithm in ALGORITHMS:
             params, metrics = run_update(algorithm, SHARDS[rank], micro_batch_size=2)
             if rank == 0:
                 torch.save({"params": params, "metrics": metrics}, os.path.join(out_dir, f"{algorithm}.pt"))
-        torch.distributed.barrier()  # both ranks leave together: gloo aborts a rank torn down while its peer works
-    finally:
-        torch.distributed.destroy_process_group()
+            mark_stage(out_dir, rank, algorithm)
 
 
 @pytest.fixture(scope="module")
 def two_process_results(tmp_path_factory):
     out = tmp_path_factory.mktemp("ddp")
-    mp.spawn(worker, args=(2, str(out / "init"), str(out)), nprocs=2, join=True)
+    spawn_ranks(worker, str(out))
     results = {a: torch.load(out / f"{a}.pt", weights_only=False) for a in ALGORITHMS}
     results["uneven"] = [torch.load(out / f"uneven{r}.pt", weights_only=False) for r in range(2)]
     return results

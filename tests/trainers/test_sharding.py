@@ -11,13 +11,11 @@ import os
 
 import pytest
 import torch
-import torch.distributed
-import torch.multiprocessing as mp
 
 from rlenv.trainers import Trainer
 from rlenv.trainers.sharding import full_state_dict, local_numel
 from tests.trainers.test_distributed import SHARDS, global_batch, run_update, trainer_needs_ref
-from tests.trainers.trainer_helpers import tiny_policy
+from tests.trainers.trainer_helpers import gloo_rank, mark_stage, spawn_ranks, tiny_policy
 
 #: In-process updates on one torch thread, put back after the module (the spawned ranks set their own).
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
@@ -35,24 +33,24 @@ def sharded_trainer(algorithm, **settings):
 
 
 def worker(rank, world_size, init_file, out_dir):
-    torch.set_num_threads(1)
-    torch.distributed.init_process_group("gloo", init_method=f"file://{init_file}", rank=rank,
-                                         world_size=world_size)
-    try:
+    with gloo_rank(rank, world_size, init_file):
         results = {}
         for algorithm in ALGORITHMS:
             trainer, tok = sharded_trainer(algorithm)
             metrics = trainer.update(global_batch(tok).select(SHARDS[rank]))  # 3 micro-batches on rank 0, 1 on rank 1
             results[algorithm] = {"params": full_state_dict(trainer.policy), "metrics": metrics}
+            mark_stage(out_dir, rank, algorithm)
         for name, settings in (("packed", dict(pack_sequences=True)), ("bf16", dict(dtype="bfloat16"))):
             trainer, tok = sharded_trainer("grpo", **settings)
             trainer.update(global_batch(tok).select(SHARDS[rank]))
             results[name] = {"params": full_state_dict(trainer.policy),
                              "dtypes": {p.dtype for p in trainer.policy.parameters()}}
+            mark_stage(out_dir, rank, name)
         adam, tok = sharded_trainer("grpo", optimizer="adamw", lr=1e-2)
         adam.update(global_batch(tok).select(SHARDS[rank]))
         state = [t for s in adam.optimizer.state.values() for t in (s["exp_avg"], s["exp_avg_sq"])]
         results["held"] = {"params": local_numel(adam.policy.parameters()), "optimizer": local_numel(state)}
+        mark_stage(out_dir, rank, "adamw")
         # resume: two updates in a row vs one, a sharded checkpoint, a fresh trainer, one more
         whole, tok = sharded_trainer("ppo", optimizer="adamw", lr=1e-2)
         for _ in range(2):
@@ -66,15 +64,13 @@ def worker(rank, world_size, init_file, out_dir):
         results["resume"] = {"whole": full_state_dict(whole._trained_modules()),
                              "resumed": full_state_dict(resumed._trained_modules())}
         torch.save(results, os.path.join(out_dir, f"rank{rank}.pt"))
-        torch.distributed.barrier()
-    finally:
-        torch.distributed.destroy_process_group()
+        mark_stage(out_dir, rank, "resume")
 
 
 @pytest.fixture(scope="module")
 def results(tmp_path_factory):
     out = tmp_path_factory.mktemp("fsdp")
-    mp.spawn(worker, args=(2, str(out / "init"), str(out)), nprocs=2, join=True)
+    spawn_ranks(worker, str(out))
     return [torch.load(out / f"rank{r}.pt", weights_only=False) for r in range(2)], out
 
 

@@ -6,7 +6,10 @@ lowest level); ``addition_env`` is a self-contained 100-task environment for uni
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import os
+import pathlib
 import random
 import threading
 import zlib
@@ -258,13 +261,85 @@ def failure_policy_gains(state: dict, before: float, policies: list[str], seeds:
     return {policy: gains[i * len(seeds):(i + 1) * len(seeds)] for i, policy in enumerate(policies)}
 
 
+#: Longest a collective may wait for the other rank before gloo raises in the waiting rank (its traceback then names
+#: the collective), and longest the spawned ranks may run in all: minutes where the ranks take seconds alone.
+COLLECTIVE_TIMEOUT_S = 300
+RANKS_DEADLINE_S = 900
+
+
+@contextlib.contextmanager
+def gloo_rank(rank: int, world_size: int, init_file: str):
+    """This spawned process as rank ``rank`` of a CPU (gloo) process group for the ``with`` block, on one torch thread;
+    the ranks leave together (gloo aborts a rank torn down while its peer still works)."""
+    import datetime
+
+    import torch
+    import torch.distributed as dist
+
+    torch.set_num_threads(1)
+    dist.init_process_group("gloo", init_method=f"file://{init_file}", rank=rank, world_size=world_size,
+                            timeout=datetime.timedelta(seconds=COLLECTIVE_TIMEOUT_S))
+    try:
+        yield
+        dist.barrier()
+    finally:
+        dist.destroy_process_group()
+
+
+def mark_stage(out_dir: str, rank: int, stage: str) -> None:
+    """Record that ``rank`` reached ``stage`` (read back by :func:`spawn_ranks` when a rank fails or hangs)."""
+    with open(os.path.join(out_dir, f"stages{rank}.txt"), "a") as f:
+        f.write(stage + "\n")
+
+
+def spawn_ranks(worker, out_dir: str, world_size: int = 2) -> None:
+    """Run ``worker(rank, world_size, init_file, out_dir)`` in ``world_size`` fresh processes and wait for all.
+
+    The ranks start with one OpenMP and MKL thread each (no thread pool of one rank competes with the other for
+    the cores), and run at most :data:`RANKS_DEADLINE_S`; a rank that fails or a run past the deadline fails the test
+    with the stages each rank reached (:func:`mark_stage`), instead of hanging the session.
+    """
+    import time
+
+    import pytest
+    import torch.multiprocessing as mp
+
+    saved = {name: os.environ.get(name) for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS")}
+    os.environ.update(dict.fromkeys(saved, "1"))
+    try:
+        context = mp.start_processes(worker, args=(world_size, os.path.join(out_dir, "init"), out_dir),
+                                     nprocs=world_size, join=False, start_method="spawn")
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+    deadline = time.monotonic() + RANKS_DEADLINE_S
+    try:
+        while not context.join(timeout=5):
+            if time.monotonic() > deadline:
+                for process in context.processes:
+                    process.kill()
+                    process.join()
+                raise TimeoutError(f"the {world_size} ranks ran past {RANKS_DEADLINE_S} s")
+    except Exception as error:
+        reached = {rank: _stages(out_dir, rank) for rank in range(world_size)}
+        pytest.fail(f"{type(error).__name__}: {error}\nstages reached: {reached}", pytrace=False)
+
+
+def _stages(out_dir: str, rank: int) -> list[str]:
+    path = pathlib.Path(out_dir, f"stages{rank}.txt")
+    return path.read_text().split() if path.exists() else []
+
+
 def tiny_policy(seed: int = 0, hidden_size: int = 64, num_layers: int = 2):
     """``(model, tokenizer)``: a tiny Llama on a character tokenizer, built locally."""
     tok = tiny_tokenizer()
     return tiny_causal_lm(tok, hidden_size=hidden_size, num_layers=num_layers, seed=seed), tok
 
 
-__all__ = ["HELD_OUT_PROBLEMS", "HELD_OUT_START", "PPO_EPOCHS", "RL_BUDGET", "InjectedFailures", "MAX_NEW_TOKENS", "NUM_TASKS", "TRAIN_SIZE", "addition_env", "with_failures", "with_format_term", "ANSWER_FORMAT", "failure_policy_gains", "parallel_gains", "in_workers", "RUN_DEFAULTS", "make_task_env", "policy_gradient_gain", "rlenv", "tiny_policy", "training_split", "held_out_indices", "held_out_pass_at_1", "warm_start_state"]
+__all__ = ["HELD_OUT_PROBLEMS", "HELD_OUT_START", "PPO_EPOCHS", "RL_BUDGET", "InjectedFailures", "MAX_NEW_TOKENS", "NUM_TASKS", "TRAIN_SIZE", "addition_env", "with_failures", "with_format_term", "ANSWER_FORMAT", "failure_policy_gains", "parallel_gains", "in_workers", "COLLECTIVE_TIMEOUT_S", "RANKS_DEADLINE_S", "gloo_rank", "mark_stage", "spawn_ranks", "RUN_DEFAULTS", "make_task_env", "policy_gradient_gain", "rlenv", "tiny_policy", "training_split", "held_out_indices", "held_out_pass_at_1", "warm_start_state"]
 
 
 
