@@ -170,6 +170,7 @@ from rlenv.envs.judge.injection_signals import (
     OTHERS_WORK,
     PARAGRAPH_BREAK,
     RANGE,
+    REWARD_MODEL_ABBREVIATION,
     SENTENCE_MARKS,
     SIGNALS,
     address_to_judge,
@@ -296,6 +297,7 @@ _GRADER = (r"(?:\b(?:grader|judge|evaluator|rater|reviewer|assessor|scorer|marke
            r"|calificación)|système d'évaluation|système de notation|bewertungssystem\w*|beoordelingssysteem"
            r"|система (?:оценки|оценивания|оцінювання)|arvioija\w*|examinator\w*|granskare\w*|sędzi\w*|داور|hodnotitel\w*|evaluatorul\w*|értékelő\w*|mtahini|mkaguzi|эксперт\w*|juez|giudice|juiz|(?:checker|checking|grading|scoring"
            r"|marking|eval(?:uation)?) bots?)"
+           rf"|\b{REWARD_MODEL_ABBREVIATION}"
            r"|评分员|评分者|评分系统|评分模型|评估模型|打分模型|评委|评审|阅卷|考官|評分員|評分者|評分系統|評委|評審|閱卷"
            r"|評価AI|採点AI|評価モデル|採点システム|채점 ?시스템|채점 ?모델|평가 ?모델|평가 ?시스템|採点者|評価者|審査員|채점자|평가자|심사위원|مقيّ?م|مصحح|ممتحن|ارزیاب"
            r"|मूल्यांकनकर्ता|परीक्षक|בודק|שופט|מעריך|ผู้ตรวจ|ผู้ประเมิน|กรรมการ)")
