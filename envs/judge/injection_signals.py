@@ -352,7 +352,7 @@ _GAP = 6
 #: A verdict, a mark, an act of judging or what marks are given by, in English, beside the mark lexicon's words; joined by
 #: a hyphen to any verb's participle before an entity, either names whoever grades ("the score-dispensing model", "the
 #: verdict-giving system", "the rubric-applying bot"), and so does one before an entity ("the verdict oracle", "the
-#: evaluation contraption", "the preference server"), a keeper or a head ("the score-keeper", "the reward head").
+#: evaluation contraption", "the preference server") or before an agent of it (``_VERDICT_AGENT``: "the score-keeper").
 _VERDICT_NOUN = (r"(?<![\p{L}])(?:marks?|verdicts?|rewards?|judge?ments?|rulings?|rubrics?|criteri(?:on|a)|scores?|grades?|tally"
                  r"|evaluations?|assessments?|adjudications?|appraisals?|preference)")
 #: Who does something to a verdict or a mark, named after it ("the score-keeper", "the reward head", "the mark-giver",
