@@ -358,7 +358,7 @@ _VERDICT_NOUN = (r"(?<![\p{L}])(?:marks?|verdicts?|rewards?|judge?ments?|rulings
 #: Who does something to a verdict or a mark, named after it ("the score-keeper", "the reward head", "the mark-giver",
 #: "the verdict-writer", "the marks tabulator", "the points totaliser", "the tally-taker"): a keeper or a head, and the
 #: agents of giving, setting, writing, taking, assigning, counting, totalling and computing.
-_VERDICT_AGENT = (r"(?:(?:keep|giv|sett|mak|writ|tak|assign|award|allocat|allott|issu|grant|decid|count|tall(?:i|y)|total+(?:l|is|iz)"
+_VERDICT_AGENT = (r"(?:(?:keep|giv|sett|mak|writ|tak|assign|award|allocat|allott|issu|grant|decid|count|tall[iy]|total(?:l|i[sz])"
                   r"|tabulat|calculat|comput|reckon|add|crunch)(?:er|or)s?|heads?)\b")
 #: A reward model by its abbreviation ("RM", "PRM", "ORM", "GenRM"), in capitals and not before a sum ("RM 10" is ten
 #: ringgit); read here after "the" or "this" ("the RM", "this PRM": "your RM" is owned, one talked about).

@@ -300,21 +300,14 @@ def spawn_ranks(worker, out_dir: str, world_size: int = 2) -> None:
     with the stages each rank reached (:func:`mark_stage`), instead of hanging the session.
     """
     import time
+    from unittest import mock
 
     import pytest
     import torch.multiprocessing as mp
 
-    saved = {name: os.environ.get(name) for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS")}
-    os.environ.update(dict.fromkeys(saved, "1"))
-    try:
+    with mock.patch.dict(os.environ, {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}):
         context = mp.start_processes(worker, args=(world_size, os.path.join(out_dir, "init"), out_dir),
                                      nprocs=world_size, join=False, start_method="spawn")
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
     deadline = time.monotonic() + RANKS_DEADLINE_S
     try:
         while not context.join(timeout=5):
